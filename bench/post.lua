@@ -1,0 +1,19 @@
+-- wrk script for bench/run.ts: POSTs BENCH_BODY with BENCH_AUTH as the Authorization header to
+-- the URL given on the command line, and at the end prints one machine-readable line:
+--   BENCH_JSON {"requests":…, "duration_us":…, "bytes":…, "errors":{…}, "latency_us":{"p50":…,"p90":…,"p99":…,"mean":…,"max":…}}
+wrk.method = "POST"
+wrk.body = os.getenv("BENCH_BODY") or error("BENCH_BODY is not set")
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = os.getenv("BENCH_AUTH") or error("BENCH_AUTH is not set")
+
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    'BENCH_JSON {"requests":%d,"duration_us":%d,"bytes":%d,' ..
+    '"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
+    '"latency_us":{"p50":%d,"p90":%d,"p99":%d,"p999":%d,"mean":%.1f,"max":%d}}\n',
+    summary.requests, summary.duration, summary.bytes,
+    e.connect, e.read, e.write, e.status, e.timeout,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9),
+    latency.mean, latency.max))
+end

@@ -1,0 +1,67 @@
+// In-process cost of the stream relays, free of network and machine noise: a recorded stream
+// (the same reply, 12 text chunks plus usage, from each family's fixtures) played through each
+// relay the gateway composes, one upstream event per network chunk, many times over. Reports CPU
+// microseconds per stream. Used by bench/translated.ts (or alone: `node bench/relay-micro.ts`).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openaiChatOutput } from '../src/dialects/openai/chat-output.ts';
+import { messagesOutput } from '../src/dialects/messages/output.ts';
+import type { ChatCall, StreamRelay, TargetInfo } from '../src/pipeline/codec.ts';
+import { SseDecoder } from '../src/vendors/_kit/sse.ts';
+import { anthropicChat } from '../src/vendors/anthropic/chat.ts';
+import { anthropicMessages } from '../src/vendors/anthropic/messages.ts';
+import { openaiChat } from '../src/vendors/openai/chat.ts';
+
+const VENDORS = new URL('../src/vendors/', import.meta.url).pathname;
+const target: TargetInfo = { providerId: 'p', upstreamModel: 'm', publicModel: 'm' };
+const call = (dialect: 'openai' | 'messages'): ChatCall => ({
+  body: { model: 'm', messages: [] },
+  stream: true,
+  clientWantsUsage: true,
+  output: dialect === 'openai' ? openaiChatOutput(true) : messagesOutput,
+  maxOutputTokens: 100,
+  created: 0,
+});
+
+/** The fixture as the network would deliver it: one chunk per event. */
+function chunks(family: string, file: string): Uint8Array[] {
+  const text = readFileSync(join(VENDORS, family, 'fixtures', file), 'utf8');
+  return text.split(/(?<=\n\n)/).map((event) => new TextEncoder().encode(event));
+}
+
+function play(relay: StreamRelay, parts: readonly Uint8Array[]): number {
+  const decoder = new SseDecoder();
+  let bytes = 0;
+  for (const part of parts) for (const event of decoder.push(part)) bytes += relay.onEvent(event).length;
+  return bytes + relay.end().trailer.length;
+}
+
+export interface MicroResult {
+  relay: string;
+  events: number;
+  usPerStream: number;
+}
+
+export function runRelayMicro(iterations = 20_000): MicroResult[] {
+  const openai = chunks('openai', 'chat-text.sse');
+  const anthropic = chunks('anthropic', 'messages-text.sse');
+  const cases: Array<[string, readonly Uint8Array[], () => StreamRelay]> = [
+    ['chat → OpenAI family (pass-through)', openai, () => openaiChat.relay!(call('openai'), target)],
+    ['chat → messages family (translated)', anthropic, () => anthropicChat.relay!(call('openai'), target)],
+    ['messages → messages family (pass-through)', anthropic, () => anthropicMessages.relay!({ body: {}, stream: true, nativeVersion: 'v', nativeBeta: undefined, toChat: () => call('messages') }, target)],
+    ['messages → OpenAI family (bridged)', openai, () => openaiChat.relay!(call('messages'), target)],
+  ];
+  const results: MicroResult[] = [];
+  for (const [name, parts, relay] of cases) {
+    for (let i = 0; i < iterations / 4; i++) play(relay(), parts); // warm-up
+    const before = process.cpuUsage();
+    for (let i = 0; i < iterations; i++) play(relay(), parts);
+    const used = process.cpuUsage(before);
+    results.push({ relay: name, events: parts.length, usPerStream: (used.user + used.system) / iterations });
+  }
+  return results;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const r of runRelayMicro()) process.stdout.write(`${r.relay.padEnd(44)} ${String(r.events).padStart(3)} events  ${r.usPerStream.toFixed(1).padStart(7)} µs CPU per stream\n`);
+}

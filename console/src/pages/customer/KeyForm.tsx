@@ -1,0 +1,107 @@
+import { useState } from 'preact/hooks';
+import { Field } from '../../components/Field.tsx';
+import { ErrorText } from '../../components/Notice.tsx';
+import { t } from '../../i18n/index.ts';
+import { get } from '../../lib/api.ts';
+import { dateInputValue, parseDateInput } from '../../lib/format.ts';
+import { useData } from '../../lib/use-data.ts';
+
+export interface KeyView {
+  id: string;
+  name: string | null;
+  key_hint: string;
+  status: 'active' | 'disabled' | 'expired';
+  disabled: boolean;
+  expires_at: string | null;
+  models: string[] | null;
+  rpm: number | null;
+  tpm: number | null;
+  max_spend_usd: string | null;
+  spent_usd: string;
+  last_used_at: string | null;
+  created_at: string;
+}
+
+export interface KeyBody {
+  name: string | null;
+  expires_at: string | null;
+  models: string[] | null;
+  rpm: number | null;
+  tpm: number | null;
+  max_spend_usd: number | null;
+}
+
+const optionalNumber = (value: string): number | null => (value.trim() === '' ? null : Number(value));
+
+/** Name, expiry, allowed models, rate limits and the spend cap of a key. */
+export function KeyForm({ initial, submitLabel, onSubmit }: { initial?: KeyView; submitLabel: string; onSubmit: (body: KeyBody) => Promise<void> }) {
+  const models = useData(() => get<{ data: Array<{ id: string }> }>('/models'));
+  const [name, setName] = useState(initial?.name ?? '');
+  const [expires, setExpires] = useState(initial?.expires_at ? dateInputValue(Date.parse(initial.expires_at)) : '');
+  const [restrict, setRestrict] = useState(initial?.models !== null && initial?.models !== undefined);
+  const [allowed, setAllowed] = useState<string[]>(initial?.models ?? []);
+  const [rpm, setRpm] = useState(initial?.rpm?.toString() ?? '');
+  const [tpm, setTpm] = useState(initial?.tpm?.toString() ?? '');
+  const [cap, setCap] = useState(initial?.max_spend_usd ?? '');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const day = parseDateInput(expires);
+      await onSubmit({
+        name: name.trim() || null,
+        // the key works through the whole chosen day
+        expires_at: day === undefined ? null : new Date(day + 86_400_000 - 1000).toISOString(),
+        models: restrict ? allowed : null,
+        rpm: optionalNumber(rpm),
+        tpm: optionalNumber(tpm),
+        max_spend_usd: optionalNumber(cap),
+      });
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const toggle = (id: string, on: boolean) => setAllowed((list) => (on ? [...list, id] : list.filter((m) => m !== id)));
+
+  return (
+    <form onSubmit={submit} class="stack">
+      <ErrorText error={error} />
+      <Field label={t('keys.name')} name="name" value={name} onValue={setName} maxLength={200} placeholder={t('keys.namePlaceholder')} />
+      <Field label={t('keys.expires')} type="date" name="expires" value={expires} onValue={setExpires} hint={t('keys.expiresHint')} />
+      <fieldset class="fieldset">
+        <legend>{t('keys.models')}</legend>
+        <label class="check">
+          <input type="checkbox" checked={restrict} onChange={(e) => setRestrict((e.currentTarget as HTMLInputElement).checked)} />
+          {t('keys.restrictModels')}
+        </label>
+        {restrict && (
+          <div class="check-grid">
+            {(models.data?.data ?? []).map((m) => (
+              <label class="check" key={m.id}>
+                <input type="checkbox" checked={allowed.includes(m.id)} onChange={(e) => toggle(m.id, (e.currentTarget as HTMLInputElement).checked)} />
+                <code>{m.id}</code>
+              </label>
+            ))}
+          </div>
+        )}
+      </fieldset>
+      <div class="row">
+        <Field label={t('keys.rpm')} type="number" min={1} step={1} name="rpm" value={rpm} onValue={setRpm} hint={t('keys.noLimitHint')} />
+        <Field label={t('keys.tpm')} type="number" min={1} step={1} name="tpm" value={tpm} onValue={setTpm} hint={t('keys.noLimitHint')} />
+      </div>
+      <Field label={t('keys.cap')} type="number" min={0} step="any" name="max_spend_usd" value={cap} onValue={setCap} hint={t('keys.capHint')} />
+      <div class="dialog-actions">
+        <button type="submit" class="button primary" disabled={busy}>
+          {busy ? t('common.working') : submitLabel}
+        </button>
+      </div>
+    </form>
+  );
+}

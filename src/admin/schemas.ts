@@ -1,0 +1,120 @@
+import { Type, type Static } from 'typebox';
+
+/** Shapes of the admin API (contract §2), shared by the HTTP routes and the YAML config. */
+
+const Usd = Type.Number({ minimum: 0, maximum: 1_000_000 });
+
+export const PricingSchema = Type.Object(
+  {
+    input_per_mtok: Type.Optional(Usd),
+    output_per_mtok: Type.Optional(Usd),
+    cached_input_per_mtok: Type.Optional(Usd),
+    audio_input_per_mtok: Type.Optional(Usd),
+    cached_audio_input_per_mtok: Type.Optional(Usd),
+    audio_output_per_mtok: Type.Optional(Usd),
+    cache_write_per_mtok: Type.Optional(Usd),
+    per_image: Type.Optional(
+      Type.Record(
+        Type.String({ pattern: '^(standard|hd|low|medium|high|auto|\\*)$' }),
+        Type.Record(Type.String({ pattern: '^(\\d+x\\d+|auto|\\*)$' }), Usd),
+      ),
+    ),
+    per_second: Type.Optional(Usd),
+    per_mchar: Type.Optional(Usd),
+    per_request: Type.Optional(Usd),
+  },
+  { additionalProperties: false },
+);
+
+const ModelId = Type.String({ minLength: 1, maxLength: 200 });
+
+export const ProviderSettingsSchema = Type.Object(
+  {
+    connect_timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
+    first_byte_timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000 })),
+    idle_timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000 })),
+    max_connections: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_536 })),
+    realtime_api: Type.Optional(Type.Union([Type.Literal('ga'), Type.Literal('beta')])),
+  },
+  { additionalProperties: false },
+);
+
+const providerFields = {
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  type: Type.String({ minLength: 1, maxLength: 40 }),
+  base_url: Type.String({ minLength: 1, maxLength: 2000, pattern: '^https?://' }),
+  api_key: Type.String({ maxLength: 10_000 }),
+  models: Type.Array(ModelId, { maxItems: 10_000 }),
+  model_map: Type.Optional(Type.Record(ModelId, ModelId)),
+  priority: Type.Optional(Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 })),
+  weight: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+  enabled: Type.Optional(Type.Boolean()),
+  settings: Type.Optional(ProviderSettingsSchema),
+};
+
+export const ProviderCreateSchema = Type.Object(providerFields, { additionalProperties: false });
+export type ProviderCreate = Static<typeof ProviderCreateSchema>;
+
+export const ProviderPatchSchema = Type.Partial(Type.Object(providerFields, { additionalProperties: false }));
+export type ProviderPatchBody = Static<typeof ProviderPatchSchema>;
+
+export const ModelPutSchema = Type.Object(
+  {
+    pricing: Type.Optional(PricingSchema),
+    capabilities: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+export type ModelPut = Static<typeof ModelPutSchema>;
+
+export const AccountCreateSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    email: Type.Optional(Type.Union([Type.String({ maxLength: 320 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+export const AccountPatchSchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    email: Type.Optional(Type.Union([Type.String({ maxLength: 320 }), Type.Null()])),
+    disabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const CreditSchema = Type.Object(
+  {
+    amount_usd: Type.Number({ minimum: -1_000_000, maximum: 1_000_000 }),
+    note: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { additionalProperties: false },
+);
+
+const keyFields = {
+  name: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+  expires_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+  models: Type.Optional(Type.Union([Type.Array(ModelId, { maxItems: 10_000 }), Type.Null()])),
+  rpm: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 100_000_000 }), Type.Null()])),
+  tpm: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 10_000_000_000 }), Type.Null()])),
+  max_spend_usd: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1_000_000 }), Type.Null()])),
+};
+
+export const KeyCreateSchema = Type.Object(keyFields, { additionalProperties: false });
+export type KeyCreate = Static<typeof KeyCreateSchema>;
+
+export const KeyPatchSchema = Type.Object({ ...keyFields, disabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
+export type KeyPatch = Static<typeof KeyPatchSchema>;
+
+export const UsageQuerySchema = Type.Object(
+  {
+    account_id: Type.Optional(Type.String({ maxLength: 100 })),
+    key_id: Type.Optional(Type.String({ maxLength: 100 })),
+    model: Type.Optional(Type.String({ maxLength: 200 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    before: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+export type UsageQueryParams = Static<typeof UsageQuerySchema>;

@@ -1,0 +1,102 @@
+import multipart from '@fastify/multipart';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { googleErrorDialect } from './dialects/google/error-envelope.ts';
+import type { Gateway } from './gateway.ts';
+import { adminAuth } from './http/admin-auth.ts';
+import { authenticateWith } from './http/authenticate.ts';
+import { registerErrorDialect } from './http/error-envelope.ts';
+import { errorHandler } from './http/error-handler.ts';
+import { correlationIdOf } from './http/request-context.ts';
+import { validatorCompiler } from './http/validators.ts';
+import { registerAccountRoutes } from './http/routes/admin/accounts.ts';
+import { registerKeyRoutes } from './http/routes/admin/keys.ts';
+import { registerModelAdminRoutes } from './http/routes/admin/models.ts';
+import { registerProviderRoutes } from './http/routes/admin/providers.ts';
+import { registerMediaRoutes } from './http/routes/media.ts';
+import { registerSystemRoutes } from './http/routes/system.ts';
+import { registerAudioRoutes } from './http/routes/v1/audio.ts';
+import { registerImageRoutes } from './http/routes/v1/images.ts';
+import { registerRetrievalRoutes } from './http/routes/v1/retrieval.ts';
+import { registerVideoRoutes } from './http/routes/v1/videos.ts';
+import { googleKey, registerPredictRoutes } from './http/routes/v1beta/predict.ts';
+import { registerConsole } from './console/plugin.ts';
+import { registerMessagesRoutes } from './http/routes/v1/messages.ts';
+import { registerModelRoutes } from './http/routes/v1/models.ts';
+import { registerTextRoutes } from './http/routes/v1/text.ts';
+import { newRequestId } from './core/ids.ts';
+import { realtimeUpgradeHandler, registerRealtimeRoute } from './realtime/upgrade.ts';
+
+/**
+ * The HTTP application: every plugin registered explicitly, in order. Tests call it too.
+ * Client routes authenticate in onRequest (before the body is read), each dialect with its own
+ * key header; admin routes check the admin token; every answer carries x-request-id. Realtime
+ * WebSocket upgrades are handled by src/realtime on the server's `upgrade` event.
+ */
+export async function buildApp(gateway: Gateway): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: gateway.log as FastifyBaseLogger,
+    // one log line per request is written by the pipeline, with tokens and cost
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: gateway.config.maxBodyBytes,
+    genReqId: () => newRequestId(),
+    return503OnClosing: true,
+    keepAliveTimeout: 65_000,
+  });
+  app.setValidatorCompiler(validatorCompiler());
+
+  app.decorateRequest('principal', null);
+  app.decorateRequest('correlationId', '');
+  app.addHook('onRequest', async (request, reply) => {
+    request.correlationId = correlationIdOf(request);
+    reply.header('x-request-id', request.correlationId);
+  });
+  app.setErrorHandler(errorHandler(gateway));
+  registerErrorDialect(googleErrorDialect);
+  // multipart forms (audio, image edits, videos) are read as streams by the routes; files are
+  // spooled to disk, each one refused past MODELGATE_MAX_UPLOAD_BYTES
+  await app.register(multipart, { limits: { fileSize: gateway.config.media.maxUploadBytes } });
+
+  await app.register(async (v1) => {
+    v1.addHook('onRequest', authenticateWith(gateway));
+    registerTextRoutes(v1, gateway);
+    registerModelRoutes(v1, gateway);
+    registerAudioRoutes(v1, gateway);
+    registerImageRoutes(v1, gateway);
+    registerRetrievalRoutes(v1, gateway);
+    registerVideoRoutes(v1, gateway);
+  });
+
+  await app.register(async (v1beta) => {
+    v1beta.addHook('onRequest', authenticateWith(gateway, googleKey));
+    registerPredictRoutes(v1beta, gateway);
+  });
+
+  registerMediaRoutes(app, gateway);
+
+  // the messages format authenticates with its own header (x-api-key, or Bearer)
+  await app.register(async (messages) => {
+    registerMessagesRoutes(messages, gateway);
+  });
+
+  await app.register(async (admin) => {
+    admin.addHook('onRequest', adminAuth(gateway.config.adminToken));
+    registerProviderRoutes(admin, gateway);
+    registerModelAdminRoutes(admin, gateway);
+    registerAccountRoutes(admin, gateway);
+    registerKeyRoutes(admin, gateway);
+  });
+
+  // the web console: its own JSON API (session cookies, never API keys) and static pages
+  await registerConsole(app, gateway);
+
+  registerSystemRoutes(app, gateway);
+
+  // GET /v1/realtime: WebSocket upgrades on the same port, outside Fastify's request cycle
+  app.server.on('upgrade', realtimeUpgradeHandler(gateway));
+  registerRealtimeRoute(app);
+  // upgraded sockets would keep server.close() waiting: end the sessions (1001) and bill them first
+  app.addHook('preClose', async () => {
+    await gateway.realtime.closeAll();
+  });
+  return app;
+}

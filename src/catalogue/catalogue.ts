@@ -1,0 +1,79 @@
+import type { ModelOverrideRecord } from '../store/repositories/model-overrides.ts';
+import type { KnownModel, ModelKind, ProviderAdapter } from '../vendors/types.ts';
+import { FREE, toPricing, type Pricing, type PricingUsd } from './pricing.ts';
+
+export interface CatalogueModel {
+  id: string;
+  kind: ModelKind | null;
+  /** the family whose manifest names this model, if any */
+  family: string | null;
+  ownedBy: string;
+  capabilities: Record<string, unknown>;
+  pricingUsd: PricingUsd | null;
+  pricing: Pricing;
+  priced: boolean;
+  pricingSource: 'default' | 'override' | 'none';
+}
+
+/**
+ * Every model the gateway knows: the vendor manifests' well-known models with default prices,
+ * overlaid with operator overrides (which may also add models no manifest names). Held in
+ * memory; overrides arrive through the state sync.
+ */
+export class Catalogue {
+  private readonly builtIn = new Map<string, { model: KnownModel; family: string; ownedBy: string }>();
+  private readonly overrides = new Map<string, ModelOverrideRecord>();
+  private readonly resolved = new Map<string, CatalogueModel>();
+
+  constructor(adapters: Iterable<ProviderAdapter>) {
+    for (const adapter of adapters) {
+      for (const model of adapter.manifest.models) {
+        this.builtIn.set(model.id, { model, family: adapter.manifest.family, ownedBy: adapter.manifest.ownedBy });
+      }
+    }
+  }
+
+  applyOverride(record: ModelOverrideRecord): void {
+    this.overrides.set(record.model, record);
+    this.resolved.delete(record.model);
+  }
+
+  /** The model's entry; models nobody described resolve to an unpriced entry. */
+  get(id: string): CatalogueModel {
+    let entry = this.resolved.get(id);
+    if (!entry) {
+      entry = this.resolve(id);
+      this.resolved.set(id, entry);
+    }
+    return entry;
+  }
+
+  knows(id: string): boolean {
+    return this.builtIn.has(id) || this.overrides.has(id);
+  }
+
+  list(): CatalogueModel[] {
+    const ids = new Set([...this.builtIn.keys(), ...this.overrides.keys()]);
+    return [...ids].sort().map((id) => this.get(id));
+  }
+
+  private resolve(id: string): CatalogueModel {
+    const known = this.builtIn.get(id);
+    const override = this.overrides.get(id);
+    const overridePricing = override?.pricing as PricingUsd | null | undefined;
+    const pricingUsd = overridePricing ?? known?.model.pricing ?? null;
+    const capabilities = { ...(known?.model.capabilities ?? {}), ...(override?.capabilities ?? {}) };
+    const kind = (typeof capabilities.kind === 'string' ? capabilities.kind : known?.model.kind) as ModelKind | undefined;
+    return {
+      id,
+      kind: kind ?? null,
+      family: known?.family ?? null,
+      ownedBy: known?.ownedBy ?? 'modelgate',
+      capabilities,
+      pricingUsd,
+      pricing: pricingUsd ? toPricing(pricingUsd) : FREE,
+      priced: pricingUsd !== null,
+      pricingSource: overridePricing ? 'override' : known ? 'default' : 'none',
+    };
+  }
+}

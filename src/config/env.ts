@@ -1,0 +1,167 @@
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { readYamlSettings, type YamlConfig } from './yaml-config.ts';
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  redisUrl: string | undefined;
+  adminToken: string | undefined;
+  configPath: string | undefined;
+  demo: 'auto' | 'off';
+  publicBaseUrl: string;
+  logLevel: string;
+  /** largest request body accepted on JSON endpoints */
+  maxBodyBytes: number;
+  /** output tokens reserved for a request that sets no max_tokens */
+  defaultMaxOutputTokens: number;
+  upstream: { connectTimeoutMs: number; firstByteTimeoutMs: number; idleTimeoutMs: number; maxAttempts: number; maxConnections: number; breakerCooldownMs: number };
+  /** how often writes are flushed and changes from other instances pulled in */
+  syncIntervalMs: number;
+  shutdownGraceMs: number;
+  media: MediaConfig;
+  jobs: JobsConfig;
+  /** realtime WebSocket sessions (GET /v1/realtime) */
+  realtime: RealtimeLimits;
+  /** quick-start upstream keys by family env var (OPENAI_API_KEY…) */
+  quickStartKeys: Record<string, string>;
+  yaml: YamlConfig | undefined;
+  /** console sign-in attempts allowed per client address and per email in a 15-minute window */
+  consoleLogin: { perIp: number; perEmail: number; windowSeconds: number };
+}
+
+export interface MediaConfig {
+  /** where stored images and videos live (local disk storage) */
+  dir: string;
+  /** where multipart uploads are spooled while a request runs */
+  uploadDir: string;
+  /** largest uploaded file (413 beyond) */
+  maxUploadBytes: number;
+  /** lifetime of a stored object and of every link to it */
+  linkTtlSeconds: number;
+  /** link-signing secret; unset = one generated once and kept in the database */
+  secret: string | undefined;
+  /** upstream wait for response headers on media operations (image generation takes 5–15 s, more under load) */
+  upstreamTimeoutMs: number;
+}
+
+export interface JobsConfig {
+  /** how often the video worker polls upstream jobs; 0 = never on its own (tests call tick()) */
+  pollIntervalMs: number;
+  /** an unfinished job fails after this long and its hold is released */
+  timeoutMs: number;
+  /** how long an instance owns a job without renewing; a crashed instance's jobs move on after it */
+  leaseMs: number;
+}
+
+export interface RealtimeLimits {
+  /** open sessions one key may hold on this instance; 0 = no limit */
+  maxSessionsPerKey: number;
+  /** a session is closed (1008 session_expired) after this long */
+  maxSessionMs: number;
+  /** largest WebSocket message accepted from either side (1009 beyond) */
+  maxFrameBytes: number;
+  /** a session with no frame in either direction for this long is closed */
+  idleTimeoutMs: number;
+  /** ping interval towards both sockets; a socket that misses a pong by the next ping is dropped */
+  pingIntervalMs: number;
+  /** bytes queued towards one side before the other side is no longer read */
+  maxBufferedBytes: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Reads configuration: the environment (and `.env` when present) wins over the YAML file's
+ * non-secret settings, which win over the defaults.
+ */
+export function loadConfig(env: Env = process.env, quickStartVars: string[] = []): Config {
+  if (env === process.env && existsSync('.env')) process.loadEnvFile('.env');
+  const configPath = env.MODELGATE_CONFIG || undefined;
+  const yaml = configPath ? readYamlSettings(configPath) : undefined;
+  const settings = yaml?.settings ?? {};
+  const pick = (name: string, yamlValue: string | number | undefined, fallback: string): string =>
+    env[name] ?? (yamlValue === undefined ? fallback : String(yamlValue));
+
+  const port = int('PORT', pick('PORT', settings.port, '3000'), 0, 65535);
+  const host = pick('HOST', settings.host, '127.0.0.1');
+  const demo = pick('MODELGATE_DEMO', settings.demo, 'auto');
+  if (demo !== 'auto' && demo !== 'off') throw new Error(`MODELGATE_DEMO must be "auto" or "off" (got "${demo}")`);
+
+  const quickStartKeys: Record<string, string> = {};
+  for (const name of quickStartVars) if (env[name]) quickStartKeys[name] = env[name];
+
+  return {
+    port,
+    host,
+    databaseUrl: env.DATABASE_URL ?? 'sqlite:./data/modelgate.db',
+    redisUrl: env.REDIS_URL || undefined,
+    adminToken: env.MODELGATE_ADMIN_TOKEN || undefined,
+    configPath,
+    demo,
+    publicBaseUrl: (pick('PUBLIC_BASE_URL', settings.public_base_url, `http://${hostForUrl(host)}:${port}`)).replace(/\/+$/, ''),
+    logLevel: pick('LOG_LEVEL', settings.log_level, 'info'),
+    maxBodyBytes: int('MODELGATE_MAX_BODY_BYTES', pick('MODELGATE_MAX_BODY_BYTES', settings.max_body_bytes, String(32 * 1024 * 1024)), 1024, 1 << 30),
+    defaultMaxOutputTokens: int('MODELGATE_DEFAULT_MAX_OUTPUT_TOKENS', pick('MODELGATE_DEFAULT_MAX_OUTPUT_TOKENS', settings.default_max_output_tokens, '4096'), 1, 10_000_000),
+    upstream: {
+      connectTimeoutMs: int('MODELGATE_CONNECT_TIMEOUT_MS', pick('MODELGATE_CONNECT_TIMEOUT_MS', settings.connect_timeout_ms, '5000'), 1, 600_000),
+      firstByteTimeoutMs: int('MODELGATE_FIRST_BYTE_TIMEOUT_MS', pick('MODELGATE_FIRST_BYTE_TIMEOUT_MS', settings.first_byte_timeout_ms, '120000'), 1, 3_600_000),
+      idleTimeoutMs: int('MODELGATE_IDLE_TIMEOUT_MS', pick('MODELGATE_IDLE_TIMEOUT_MS', settings.idle_timeout_ms, '60000'), 1, 3_600_000),
+      maxAttempts: int('MODELGATE_MAX_ATTEMPTS', pick('MODELGATE_MAX_ATTEMPTS', settings.max_attempts, '3'), 1, 10),
+      maxConnections: int('MODELGATE_UPSTREAM_CONNECTIONS', pick('MODELGATE_UPSTREAM_CONNECTIONS', settings.upstream_connections, '256'), 1, 65_536),
+      breakerCooldownMs: int('MODELGATE_BREAKER_COOLDOWN_MS', pick('MODELGATE_BREAKER_COOLDOWN_MS', settings.breaker_cooldown_ms, '30000'), 1, 3_600_000),
+    },
+    syncIntervalMs: int('MODELGATE_SYNC_INTERVAL_MS', pick('MODELGATE_SYNC_INTERVAL_MS', settings.sync_interval_ms, '250'), 10, 60_000),
+    shutdownGraceMs: int('MODELGATE_SHUTDOWN_GRACE_MS', pick('MODELGATE_SHUTDOWN_GRACE_MS', settings.shutdown_grace_ms, '30000'), 0, 3_600_000),
+    media: {
+      dir: pick('MODELGATE_MEDIA_DIR', settings.media_dir, defaultMediaDir(env.DATABASE_URL)),
+      uploadDir: pick('MODELGATE_UPLOAD_DIR', settings.upload_dir, join(tmpdir(), 'modelgate-uploads')),
+      maxUploadBytes: int('MODELGATE_MAX_UPLOAD_BYTES', pick('MODELGATE_MAX_UPLOAD_BYTES', settings.max_upload_bytes, String(25 * 1024 * 1024)), 1024, 1 << 30),
+      linkTtlSeconds: int('MODELGATE_MEDIA_LINK_TTL_S', pick('MODELGATE_MEDIA_LINK_TTL_S', settings.media_link_ttl_s, '3600'), 1, 7 * 24 * 3600),
+      secret: env.MODELGATE_MEDIA_SECRET || undefined,
+      upstreamTimeoutMs: int('MODELGATE_MEDIA_TIMEOUT_MS', pick('MODELGATE_MEDIA_TIMEOUT_MS', settings.media_timeout_ms, '300000'), 1, 3_600_000),
+    },
+    jobs: {
+      pollIntervalMs: int('MODELGATE_JOB_POLL_MS', pick('MODELGATE_JOB_POLL_MS', settings.job_poll_ms, '5000'), 0, 3_600_000),
+      timeoutMs: int('MODELGATE_JOB_TIMEOUT_MS', pick('MODELGATE_JOB_TIMEOUT_MS', settings.job_timeout_ms, String(2 * 3600 * 1000)), 1, 7 * 24 * 3600 * 1000),
+      leaseMs: int('MODELGATE_JOB_LEASE_MS', pick('MODELGATE_JOB_LEASE_MS', settings.job_lease_ms, '60000'), 1, 3_600_000),
+    },
+    realtime: {
+      maxSessionsPerKey: int('MODELGATE_REALTIME_MAX_SESSIONS_PER_KEY', pick('MODELGATE_REALTIME_MAX_SESSIONS_PER_KEY', settings.realtime_max_sessions_per_key, '20'), 0, 1_000_000),
+      maxSessionMs: int('MODELGATE_REALTIME_MAX_SESSION_MS', pick('MODELGATE_REALTIME_MAX_SESSION_MS', settings.realtime_max_session_ms, '3600000'), 1, 24 * 3_600_000),
+      maxFrameBytes: int('MODELGATE_REALTIME_MAX_FRAME_BYTES', pick('MODELGATE_REALTIME_MAX_FRAME_BYTES', settings.realtime_max_frame_bytes, String(16 * 1024 * 1024)), 1024, 1 << 30),
+      idleTimeoutMs: int('MODELGATE_REALTIME_IDLE_TIMEOUT_MS', pick('MODELGATE_REALTIME_IDLE_TIMEOUT_MS', settings.realtime_idle_timeout_ms, '600000'), 1, 24 * 3_600_000),
+      pingIntervalMs: int('MODELGATE_REALTIME_PING_INTERVAL_MS', pick('MODELGATE_REALTIME_PING_INTERVAL_MS', settings.realtime_ping_interval_ms, '30000'), 10, 3_600_000),
+      maxBufferedBytes: int('MODELGATE_REALTIME_MAX_BUFFERED_BYTES', pick('MODELGATE_REALTIME_MAX_BUFFERED_BYTES', settings.realtime_max_buffered_bytes, String(1024 * 1024)), 1024, 1 << 30),
+    },
+    quickStartKeys,
+    yaml,
+    consoleLogin: {
+      perIp: int('MODELGATE_LOGIN_MAX_PER_IP', env.MODELGATE_LOGIN_MAX_PER_IP ?? '30', 1, 1_000_000),
+      perEmail: int('MODELGATE_LOGIN_MAX_PER_EMAIL', env.MODELGATE_LOGIN_MAX_PER_EMAIL ?? '10', 1, 1_000_000),
+      windowSeconds: 15 * 60,
+    },
+  };
+}
+
+function int(name: string, raw: string, min: number, max: number): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+  }
+  return value;
+}
+
+/** Beside an embedded database file; `./data/media` otherwise. */
+function defaultMediaDir(databaseUrl: string | undefined): string {
+  const url = databaseUrl ?? 'sqlite:./data/modelgate.db';
+  if (url.startsWith('sqlite:') && url !== 'sqlite::memory:') return join(dirname(url.slice('sqlite:'.length) || './data/modelgate.db'), 'media');
+  return './data/media';
+}
+
+function hostForUrl(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}

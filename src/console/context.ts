@@ -1,0 +1,39 @@
+import type { Gateway } from '../gateway.ts';
+import { LoginLimiter, type LoginLimits } from './security/login-limiter.ts';
+import { invitesRepository, type InvitesRepository } from './store/invites.ts';
+import { redemptionCodesRepository, type RedemptionCodesRepository } from './store/redemption-codes.ts';
+import { sessionsRepository, type SessionsRepository } from './store/sessions.ts';
+import { settingsRepository, type SettingsRepository } from './store/settings.ts';
+import { usersRepository, type UsersRepository } from './store/users.ts';
+
+/** What the console's routes share: the gateway, the console's own tables and its sign-in limiter. */
+export interface ConsoleContext {
+  gateway: Gateway;
+  users: UsersRepository;
+  sessions: SessionsRepository;
+  settings: SettingsRepository;
+  invites: InvitesRepository;
+  codes: RedemptionCodesRepository;
+  limiter: LoginLimiter;
+  /** Secure cookies when the gateway is published over https */
+  secureCookies: boolean;
+  publicOrigin: string;
+}
+
+export const DEFAULT_LOGIN_LIMITS: LoginLimits = { perIp: 30, perEmail: 10, windowSeconds: 15 * 60 };
+
+export function createConsoleContext(gateway: Gateway, limits: LoginLimits = DEFAULT_LOGIN_LIMITS): ConsoleContext {
+  const db = gateway.store.db;
+  const publicOrigin = new URL(gateway.config.publicBaseUrl).origin;
+  return {
+    gateway,
+    users: usersRepository(db),
+    sessions: sessionsRepository(db),
+    settings: settingsRepository(db),
+    invites: invitesRepository(db),
+    codes: redemptionCodesRepository(db),
+    limiter: new LoginLimiter(limits, gateway.redis),
+    secureCookies: publicOrigin.startsWith('https:'),
+    publicOrigin,
+  };
+}

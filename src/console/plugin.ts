@@ -1,0 +1,58 @@
+import type { FastifyInstance } from 'fastify';
+import { notFound } from '../core/errors.ts';
+import type { Gateway } from '../gateway.ts';
+import { createConsoleContext, type ConsoleContext } from './context.ts';
+import { startHousekeeping } from './jobs.ts';
+import { registerAdminAccountRoutes } from './routes/admin-accounts.ts';
+import { registerAdminCatalogueRoutes } from './routes/admin-catalogue.ts';
+import { registerAdminCodeRoutes } from './routes/admin-codes.ts';
+import { registerAdminOverviewRoutes } from './routes/admin-overview.ts';
+import { registerAdminSettingsRoutes } from './routes/admin-settings.ts';
+import { registerAuthRoutes } from './routes/auth.ts';
+import { registerCustomerRoutes } from './routes/customer.ts';
+import { registerKeyRoutes } from './routes/keys.ts';
+import { registerUsageRoutes } from './routes/usage.ts';
+import { accountOf, requireAdminHook, requireCustomerHook } from './security/session.ts';
+import { consoleRequestHook } from './security/session.ts';
+import { SECURITY_HEADERS, StaticFiles } from './static-files.ts';
+
+/**
+ * The web console: its JSON API under /console/api (session cookie + CSRF token; API keys are
+ * never accepted here) and the built front end under /console. Returns the context for tests.
+ */
+export async function registerConsole(app: FastifyInstance, gateway: Gateway): Promise<ConsoleContext> {
+  const ctx = createConsoleContext(gateway, gateway.config.consoleLogin);
+  const files = new StaticFiles();
+
+  await app.register(async (api) => {
+    api.decorateRequest('signedIn', null);
+    api.addHook('onRequest', async (_request, reply) => {
+      reply.headers(SECURITY_HEADERS).header('cache-control', 'no-store').header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
+    });
+    api.addHook('onRequest', consoleRequestHook(ctx));
+    registerAuthRoutes(api, ctx);
+    registerCustomerRoutes(api, ctx);
+    registerKeyRoutes(api, ctx);
+    registerUsageRoutes(api, ctx, { prefix: '/console/api', preHandler: requireCustomerHook, accountOf, operator: false });
+    registerAdminOverviewRoutes(api, ctx);
+    registerAdminCatalogueRoutes(api, ctx);
+    registerAdminAccountRoutes(api, ctx);
+    registerAdminCodeRoutes(api, ctx);
+    registerAdminSettingsRoutes(api, ctx);
+    registerUsageRoutes(api, ctx, { prefix: '/console/api/admin', preHandler: requireAdminHook, accountOf: () => undefined, operator: true });
+    api.all('/console/api/*', async (request) => {
+      throw notFound(`There is no ${request.method} ${request.url.split('?')[0]} in the console API.`);
+    });
+  });
+
+  app.get('/', async (_request, reply) => reply.redirect('/console/'));
+  app.get('/console', async (_request, reply) => reply.redirect('/console/'));
+  app.get('/console/*', async (request, reply) => files.send(request, reply, `/${(request.params as Record<string, string>)['*'] ?? ''}`));
+
+  let stop: (() => void) | undefined;
+  app.addHook('onReady', async () => {
+    stop = startHousekeeping(ctx);
+  });
+  app.addHook('onClose', async () => stop?.());
+  return ctx;
+}

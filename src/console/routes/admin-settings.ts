@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { notFound } from '../../core/errors.ts';
+import { usdToNano } from '../../core/money.ts';
+import type { ConsoleContext } from '../context.ts';
+import { usd } from '../money.ts';
+import { requireAdminHook } from '../security/session.ts';
+import type { ConsoleSettings } from '../store/settings.ts';
+
+const NullableInt = (max: number) => Type.Union([Type.Integer({ minimum: 1, maximum: max }), Type.Null()]);
+const SettingsBody = Type.Object(
+  {
+    registration_mode: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('invite'), Type.Literal('closed')])),
+    signup_credit_usd: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000 })),
+    default_key_rpm: Type.Optional(NullableInt(100_000_000)),
+    default_key_tpm: Type.Optional(NullableInt(10_000_000_000)),
+    default_key_max_spend_usd: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1_000_000 }), Type.Null()])),
+    usage_retention_days: Type.Optional(NullableInt(36_500)),
+    low_balance_usd: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000 })),
+  },
+  { additionalProperties: false },
+);
+const InviteBody = Type.Object(
+  { email: Type.Optional(Type.String({ maxLength: 320 })), note: Type.Optional(Type.String({ maxLength: 200 })), expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })) },
+  { additionalProperties: false },
+);
+
+export function settingsView(s: ConsoleSettings) {
+  return {
+    registration_mode: s.registration_mode,
+    signup_credit_usd: usd(s.signup_credit_nano),
+    default_key_rpm: s.default_key_rpm,
+    default_key_tpm: s.default_key_tpm,
+    default_key_max_spend_usd: s.default_key_max_spend_nano === null ? null : usd(s.default_key_max_spend_nano),
+    usage_retention_days: s.usage_retention_days,
+    low_balance_usd: usd(s.low_balance_nano),
+  };
+}
+
+/** Registration mode, sign-up credit, default key limits, usage retention; invites. */
+export function registerAdminSettingsRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+  const opts = { preHandler: requireAdminHook };
+
+  app.get('/console/api/admin/settings', opts, async () => settingsView(await ctx.settings.read()));
+
+  app.put<{ Body: Static<typeof SettingsBody> }>('/console/api/admin/settings', { ...opts, schema: { body: SettingsBody } }, async (request) => {
+    const b = request.body;
+    const patch: Partial<ConsoleSettings> = {
+      ...(b.registration_mode !== undefined && { registration_mode: b.registration_mode }),
+      ...(b.signup_credit_usd !== undefined && { signup_credit_nano: usdToNano(b.signup_credit_usd) }),
+      ...(b.default_key_rpm !== undefined && { default_key_rpm: b.default_key_rpm }),
+      ...(b.default_key_tpm !== undefined && { default_key_tpm: b.default_key_tpm }),
+      ...(b.default_key_max_spend_usd !== undefined && { default_key_max_spend_nano: b.default_key_max_spend_usd === null ? null : usdToNano(b.default_key_max_spend_usd) }),
+      ...(b.usage_retention_days !== undefined && { usage_retention_days: b.usage_retention_days }),
+      ...(b.low_balance_usd !== undefined && { low_balance_nano: usdToNano(b.low_balance_usd) }),
+    };
+    await ctx.settings.write(patch);
+    return settingsView(await ctx.settings.read());
+  });
+
+  app.get('/console/api/admin/invites', opts, async () => ({
+    data: (await ctx.invites.list(200)).map((i) => ({
+      code: i.code,
+      email: i.email,
+      note: i.note,
+      created_at: new Date(i.createdAt).toISOString(),
+      expires_at: i.expiresAt === null ? null : new Date(i.expiresAt).toISOString(),
+      used_by: i.usedBy,
+      used_at: i.usedAt === null ? null : new Date(i.usedAt).toISOString(),
+    })),
+  }));
+
+  app.post<{ Body: Static<typeof InviteBody> }>('/console/api/admin/invites', { ...opts, schema: { body: InviteBody } }, async (request, reply) => {
+    const code = `INV-${randomBytes(9).toString('base64url')}`;
+    const b = request.body;
+    const expiresAt = b.expires_in_days ? Date.now() + b.expires_in_days * 86_400_000 : null;
+    await ctx.invites.insert({ code, email: b.email?.trim().toLowerCase() || null, note: b.note?.trim() || null, expiresAt });
+    return reply.code(201).send({ code, expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString() });
+  });
+
+  app.delete<{ Params: { code: string } }>('/console/api/admin/invites/:code', opts, async (request) => {
+    if (!(await ctx.invites.remove(request.params.code))) throw notFound('No unused invite with this code.', 'code');
+    return { code: request.params.code, deleted: true };
+  });
+}

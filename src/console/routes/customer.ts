@@ -1,0 +1,79 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { findAccount } from '../../admin/accounts.ts';
+import { invalidRequest } from '../../core/errors.ts';
+import type { ConsoleContext } from '../context.ts';
+import { usd } from '../money.ts';
+import { clientBaseUrl } from '../public-url.ts';
+import { accountOf, requireCustomerHook } from '../security/session.ts';
+import { readLedgerPage } from '../services/ledger-page.ts';
+import { modelPriceView } from '../services/model-prices.ts';
+import { redeemCode } from '../services/redeem.ts';
+import { rollupSeries, rollupTotals, type Totals } from '../store/usage-stats.ts';
+
+const DAY_MS = 86_400_000;
+const OverviewQuery = Type.Object({ day_start: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false });
+const LedgerQuery = Type.Object(
+  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })), before: Type.Optional(Type.Integer({ minimum: 1 })) },
+  { additionalProperties: false },
+);
+const RedeemBody = Type.Object({ code: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
+
+export function totalsView(t: Totals) {
+  return { requests: t.requests, errors: t.errors, cost_usd: usd(t.costNano), tokens: t.promptTokens + t.completionTokens };
+}
+
+/** The customer's overview, ledger, redemption and model prices. */
+export function registerCustomerRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+  const gateway = ctx.gateway;
+  const db = gateway.store.db;
+  const opts = { preHandler: requireCustomerHook };
+
+  app.get<{ Querystring: Static<typeof OverviewQuery> }>('/console/api/overview', { ...opts, schema: { querystring: OverviewQuery } }, async (request) => {
+    const accountId = accountOf(request);
+    await gateway.sync.now();
+    const now = Date.now();
+    // the browser's local midnight, so "today" is the customer's today
+    const dayStart = request.query.day_start ?? Math.floor(now / DAY_MS) * DAY_MS;
+    if (dayStart > now || now - dayStart > 2 * DAY_MS) throw invalidRequest('day_start must be the start of the current day', 'day_start');
+    const monthStart = dayStart - 29 * DAY_MS;
+    const range = (from: number) => ({ from, to: now + 1, accountId });
+    const [account, settings, today, week, month, daily] = await Promise.all([
+      findAccount(gateway, accountId),
+      ctx.settings.read(),
+      rollupTotals(db, range(dayStart)),
+      rollupTotals(db, range(dayStart - 6 * DAY_MS)),
+      rollupTotals(db, range(monthStart)),
+      rollupSeries(db, range(monthStart), { granularity: 'day', group: 'model', dayOrigin: monthStart }),
+    ]);
+    const balance = gateway.ledger.balance(accountId) ?? account.balanceNano;
+    const served = gateway.router.servedModels().sort();
+    return {
+      balance_usd: usd(balance),
+      reserved_usd: usd(gateway.ledger.reserved(accountId)),
+      low_balance_usd: usd(settings.low_balance_nano),
+      low_balance: balance < settings.low_balance_nano,
+      account_disabled: account.disabled,
+      today: totalsView(today),
+      week: totalsView(week),
+      month: totalsView(month),
+      daily: { from: monthStart, days: 30, points: daily.map((p) => ({ day: p.bucket, model: p.group, cost_nano: p.costNano, requests: p.requests })) },
+      base_url: clientBaseUrl(gateway.config, request),
+      example_model: served.find((m) => gateway.catalogue.get(m).kind === 'chat') ?? served[0] ?? 'gpt-4o-mini',
+    };
+  });
+
+  app.get<{ Querystring: Static<typeof LedgerQuery> }>('/console/api/ledger', { ...opts, schema: { querystring: LedgerQuery } }, async (request) =>
+    readLedgerPage(gateway, accountOf(request), request.query.limit ?? 50, request.query.before),
+  );
+
+  app.post<{ Body: Static<typeof RedeemBody> }>('/console/api/redeem', { ...opts, schema: { body: RedeemBody } }, async (request) => {
+    await ctx.limiter.attempt(request.ip);
+    return redeemCode(ctx, accountOf(request), request.body.code);
+  });
+
+  app.get('/console/api/models', opts, async () => {
+    const served = gateway.router.servedModels().sort();
+    return { data: served.map((id) => modelPriceView(gateway.catalogue.get(id))) };
+  });
+}

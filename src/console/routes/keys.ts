@@ -1,0 +1,69 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { createKey, revokeKey, rollKey, updateKey } from '../../admin/keys.ts';
+import { KeyCreateSchema, KeyPatchSchema, type KeyCreate, type KeyPatch } from '../../admin/schemas.ts';
+import { notFound } from '../../core/errors.ts';
+import type { ConsoleContext } from '../context.ts';
+import { accountOf, requireCustomerHook } from '../security/session.ts';
+import { keysPage } from '../store/keys-page.ts';
+import { consoleKeyView } from '../views.ts';
+
+type IdParams = { Params: { id: string } };
+const PageQuery = Type.Object(
+  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })), before: Type.Optional(Type.String({ maxLength: 100 })) },
+  { additionalProperties: false },
+);
+
+/** The customer's own keys. A key of another account answers 404, as if it did not exist. */
+export function registerKeyRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+  const gateway = ctx.gateway;
+  const ownKey = async (request: FastifyRequest, id: string) => {
+    const record = await gateway.repos.apiKeys.get(id);
+    if (!record || record.revoked || record.accountId !== accountOf(request)) throw notFound(`No key with id "${id}".`, 'id');
+    return record;
+  };
+  const opts = { preHandler: requireCustomerHook };
+
+  app.get<{ Querystring: Static<typeof PageQuery> }>('/console/api/keys', { ...opts, schema: { querystring: PageQuery } }, async (request) => {
+    const limit = request.query.limit ?? 20;
+    const rows = await keysPage(gateway.store.db, accountOf(request), limit + 1, request.query.before);
+    const page = rows.slice(0, limit);
+    return { data: page.map((r) => consoleKeyView(gateway, r)), next_before: rows.length > limit ? page[page.length - 1]!.id : null };
+  });
+
+  app.post<{ Body: KeyCreate }>('/console/api/keys', { ...opts, schema: { body: KeyCreateSchema } }, async (request, reply) => {
+    const settings = await ctx.settings.read();
+    const body: KeyCreate = {
+      ...request.body,
+      rpm: request.body.rpm === undefined ? settings.default_key_rpm : request.body.rpm,
+      tpm: request.body.tpm === undefined ? settings.default_key_tpm : request.body.tpm,
+      max_spend_usd:
+        request.body.max_spend_usd === undefined
+          ? settings.default_key_max_spend_nano === null
+            ? null
+            : settings.default_key_max_spend_nano / 1e9
+          : request.body.max_spend_usd,
+    };
+    const { record, secret } = await createKey(gateway, accountOf(request), body);
+    reply.header('cache-control', 'no-store');
+    return reply.code(201).send({ key: consoleKeyView(gateway, record), secret });
+  });
+
+  app.patch<IdParams & { Body: KeyPatch }>('/console/api/keys/:id', { ...opts, schema: { body: KeyPatchSchema } }, async (request) => {
+    await ownKey(request, request.params.id);
+    return { key: consoleKeyView(gateway, await updateKey(gateway, request.params.id, request.body)) };
+  });
+
+  app.post<IdParams>('/console/api/keys/:id/roll', opts, async (request, reply) => {
+    await ownKey(request, request.params.id);
+    const { record, secret } = await rollKey(gateway, request.params.id);
+    reply.header('cache-control', 'no-store');
+    return { key: consoleKeyView(gateway, record), secret };
+  });
+
+  app.delete<IdParams>('/console/api/keys/:id', opts, async (request) => {
+    await ownKey(request, request.params.id);
+    await revokeKey(gateway, request.params.id);
+    return { id: request.params.id, revoked: true };
+  });
+}

@@ -1,0 +1,51 @@
+import { keyView } from '../admin/keys.ts';
+import type { Gateway } from '../gateway.ts';
+import type { ApiKeyRecord } from '../store/repositories/api-keys.ts';
+import type { LedgerRow, UsageRow } from '../store/schema.ts';
+import { usd } from './money.ts';
+
+/** A key as the console shows it: masked hint only, money as exact USD strings. */
+export function consoleKeyView(gateway: Gateway, record: ApiKeyRecord) {
+  const base = keyView(gateway, record);
+  const spent = gateway.ledger.keySpent(record.id) || record.spentNano;
+  return {
+    ...base,
+    max_spend_usd: record.maxSpendNano === null ? null : usd(record.maxSpendNano),
+    spent_usd: usd(spent),
+  };
+}
+
+export function usageRowView(row: UsageRow) {
+  return {
+    id: row.id,
+    request_id: row.request_id,
+    created_at: new Date(row.created_at).toISOString(),
+    account_id: row.account_id,
+    key_id: row.key_id,
+    model: row.model,
+    endpoint: row.endpoint,
+    provider_id: row.provider_id,
+    status: row.status,
+    prompt_tokens: row.prompt_tokens,
+    completion_tokens: row.completion_tokens,
+    cached_tokens: row.cached_tokens,
+    units: row.units,
+    cost_usd: usd(row.cost_nano),
+    latency_ms: row.latency_ms,
+    estimated: row.estimated === 1,
+    error_type: row.error_type,
+  };
+}
+
+export function ledgerRowView(row: LedgerRow, balanceAfterNano: number) {
+  return {
+    id: row.id,
+    kind: row.kind,
+    amount_usd: usd(row.amount_nano),
+    balance_usd: usd(balanceAfterNano),
+    note: row.note,
+    request_id: row.request_id,
+    key_id: row.key_id,
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}

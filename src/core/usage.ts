@@ -1,0 +1,27 @@
+/**
+ * What one request consumed, in the vendor-neutral form every codec produces and the price book
+ * prices. Token counts follow the OpenAI convention: `inputTokens` includes cached and
+ * cache-write tokens, which are subsets of it.
+ */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  /** non-token units: images, seconds of audio or video, characters, requests */
+  units: number;
+  /** audio subsets (realtime): of `inputTokens`, of `cachedInputTokens`, of `outputTokens`; absent = 0 */
+  audioInputTokens?: number;
+  cachedAudioInputTokens?: number;
+  audioOutputTokens?: number;
+}
+
+export const emptyUsage = (): Usage => ({
+  inputTokens: 0,
+  outputTokens: 0,
+  cachedInputTokens: 0,
+  cacheWriteTokens: 0,
+  reasoningTokens: 0,
+  units: 0,
+});

@@ -1,0 +1,58 @@
+import type { FastifyRequest } from 'fastify';
+import { invalidRequest } from '../../core/errors.ts';
+import type { ChatCall, CountTokensCall, MessagesCall } from '../../pipeline/codec.ts';
+import type { Decoded } from '../openai/decode-chat.ts';
+import { convertRequest } from './convert-request.ts';
+import { countMessagesTokens } from './count-tokens.ts';
+import { messagesOutput } from './output.ts';
+
+type Body = Record<string, unknown>;
+
+/**
+ * The native headers: the API version (the spec's `native-version`, or its vendor spelling that
+ * the official clients send) is required; feature flags are passed on to a native upstream.
+ */
+export function nativeHeaders(request: FastifyRequest): { nativeVersion: string; nativeBeta: string | undefined } {
+  const version = header(request, 'native-version') ?? header(request, 'anthropic-version');
+  if (!version) throw invalidRequest('The native-version header is required (for example "native-version: 2023-06-01").', 'native-version');
+  return { nativeVersion: version, nativeBeta: header(request, 'anthropic-beta') };
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(',') : value || undefined;
+}
+
+export function decodeMessages(body: Body, headers: { nativeVersion: string; nativeBeta: string | undefined }): Decoded<MessagesCall> {
+  // the messages format has no image output (an assistant turn holds text and tool uses only):
+  // images are asked for on /v1/chat/completions, never silently dropped here
+  if (body.modality === 'image') {
+    throw invalidRequest('modality "image" is not available on /v1/messages: the messages format cannot carry images in an answer; use /v1/chat/completions.', 'modality');
+  }
+  const stream = body.stream === true;
+  const maxTokens = body.max_tokens as number;
+  const created = Math.floor(Date.now() / 1000);
+  let chat: ChatCall | undefined;
+  return {
+    model: body.model as string,
+    stream,
+    call: {
+      body,
+      stream,
+      ...headers,
+      toChat() {
+        if (!chat) {
+          const { ir, warnings } = convertRequest(body);
+          if (stream) ir.stream = true;
+          chat = { body: ir, stream, clientWantsUsage: false, output: messagesOutput, maxOutputTokens: maxTokens, created, ...(warnings.length > 0 && { warnings }) };
+        }
+        return chat;
+      },
+    },
+    estimate: { inputTokens: countMessagesTokens(body), outputTokens: maxTokens },
+  };
+}
+
+export function decodeCountTokens(body: Body, headers: { nativeVersion: string; nativeBeta: string | undefined }): CountTokensCall {
+  return { body, ...headers };
+}

@@ -1,0 +1,28 @@
+import { invalidRequest } from '../../core/errors.ts';
+import type { CompletionsCall } from '../../pipeline/codec.ts';
+import { countPromptTokens } from '../../pipeline/token-counter.ts';
+import type { Decoded } from './decode-chat.ts';
+
+/** Legacy completions default to 16 output tokens (the vendor's documented default). */
+const DEFAULT_COMPLETION_TOKENS = 16;
+
+export function decodeCompletions(body: Record<string, unknown>): Decoded<CompletionsCall> {
+  const stream = body.stream === true;
+  if (body.stream_options != null && !stream) {
+    throw invalidRequest('stream_options is only allowed when stream is true', 'stream_options');
+  }
+  const n = typeof body.n === 'number' ? body.n : 1;
+  const bestOf = typeof body.best_of === 'number' ? body.best_of : n;
+  if (bestOf < n) throw invalidRequest('best_of must be greater than or equal to n', 'best_of');
+  if (stream && body.best_of != null && bestOf > 1) throw invalidRequest('best_of cannot be used with stream', 'best_of');
+  if (Array.isArray(body.prompt) && body.prompt.length === 0) throw invalidRequest('prompt must not be an empty array', 'prompt');
+  const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : DEFAULT_COMPLETION_TOKENS;
+  const streamOptions = body.stream_options as { include_usage?: boolean } | null | undefined;
+  return {
+    model: body.model as string,
+    stream,
+    call: { body, stream, clientWantsUsage: streamOptions?.include_usage === true },
+    // every best_of candidate is generated and billed
+    estimate: { inputTokens: countPromptTokens(body.prompt) * bestOf, outputTokens: maxTokens * bestOf },
+  };
+}

@@ -1,0 +1,48 @@
+import type { IncomingMessage } from 'node:http';
+import type { RealtimeGeneration } from '../../realtime/codec.ts';
+
+// The OpenAI dialect's realtime handshake: where the client's key is, which interface generation
+// it speaks, and which subprotocol to answer with.
+
+/** Browsers cannot set headers: they pass the key as a subprotocol (protocols.md §2.9). */
+const KEY_PROTOCOL = 'openai-insecure-api-key.';
+const BETA_PROTOCOL = 'openai-beta.realtime-v1';
+
+export interface HandshakeCredentials {
+  key: string | undefined;
+  generation: RealtimeGeneration;
+}
+
+export function offeredProtocols(req: IncomingMessage): string[] {
+  const header = req.headers['sec-websocket-protocol'];
+  if (!header) return [];
+  return header
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+}
+
+/**
+ * The client's key (`Authorization: Bearer`, else the subprotocol form) and the interface
+ * generation it speaks (beta when it sends `OpenAI-Beta: realtime=v1` or the beta subprotocol).
+ */
+export function readCredentials(req: IncomingMessage): HandshakeCredentials {
+  const protocols = offeredProtocols(req);
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+  const fromProtocol = protocols.find((p) => p.startsWith(KEY_PROTOCOL))?.slice(KEY_PROTOCOL.length);
+  const betaHeader = req.headers['openai-beta'];
+  const beta = (typeof betaHeader === 'string' && /(^|[,\s])realtime=v1\b/.test(betaHeader)) || protocols.includes(BETA_PROTOCOL);
+  return { key: bearer ?? (fromProtocol || undefined), generation: beta ? 'beta' : 'ga' };
+}
+
+/**
+ * The subprotocol to echo: browsers fail a handshake whose answer names none of the offered
+ * ones. `realtime` when offered; the key-carrying one only as a last resort (it is the client's
+ * own secret on its own connection, but never preferred).
+ */
+export function chooseProtocol(offered: Set<string>): string | false {
+  if (offered.size === 0) return false;
+  if (offered.has('realtime')) return 'realtime';
+  for (const p of offered) if (!p.startsWith(KEY_PROTOCOL)) return p;
+  return offered.values().next().value ?? false;
+}

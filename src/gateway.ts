@@ -1,0 +1,161 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { KeyStore } from './auth/key-store.ts';
+import { Ledger } from './billing/ledger.ts';
+import { SharedHolds } from './billing/shared-holds.ts';
+import { Catalogue } from './catalogue/catalogue.ts';
+import type { Config } from './config/env.ts';
+import { newId } from './core/ids.ts';
+import { VideoWorker } from './jobs/video-worker.ts';
+import { KeyRateLimiter } from './limits/rate-limiter.ts';
+import { MediaStore } from './media/media-store.ts';
+import { LinkSigner } from './media/signing.ts';
+import { LocalDiskStorage } from './media/storage.ts';
+import { createMetrics, type Metrics } from './observability/metrics.ts';
+import { DEFAULT_BREAKER } from './pipeline/circuit-breaker.ts';
+import { Router } from './pipeline/router.ts';
+import { UpstreamClient } from './pipeline/upstream-client.ts';
+import { openStore, type Store } from './store/database.ts';
+import { accountsRepository, type AccountsRepository } from './store/repositories/accounts.ts';
+import { apiKeysRepository, type ApiKeysRepository } from './store/repositories/api-keys.ts';
+import { ledgerRepository, type LedgerRepository } from './store/repositories/ledger.ts';
+import { mediaObjectsRepository } from './store/repositories/media-objects.ts';
+import { modelOverridesRepository, type ModelOverridesRepository } from './store/repositories/model-overrides.ts';
+import { providersRepository, type ProvidersRepository } from './store/repositories/providers.ts';
+import { secretsRepository } from './store/repositories/secrets.ts';
+import { usageRepository, type UsageRepository } from './store/repositories/usage.ts';
+import { videoJobsRepository, type VideoJobsRepository } from './store/repositories/video-jobs.ts';
+import { RealtimeSessions } from './realtime/sessions.ts';
+import { createFlusher } from './store/flusher.ts';
+import { StateSync } from './store/state-sync.ts';
+import { adapters } from './vendors/registry.ts';
+
+/** Everything a request handler or an admin operation may use; built once by createGateway. */
+export interface Gateway {
+  config: Config;
+  log: Logger;
+  store: Store;
+  repos: {
+    providers: ProvidersRepository;
+    accounts: AccountsRepository;
+    apiKeys: ApiKeysRepository;
+    modelOverrides: ModelOverridesRepository;
+    ledger: LedgerRepository;
+    usage: UsageRepository;
+    videoJobs: VideoJobsRepository;
+  };
+  sync: StateSync;
+  keys: KeyStore;
+  ledger: Ledger;
+  router: Router;
+  catalogue: Catalogue;
+  limiter: KeyRateLimiter;
+  upstream: UpstreamClient;
+  metrics: Metrics;
+  redis: Redis | undefined;
+  /** cross-instance reservations, when REDIS_URL is set */
+  sharedHolds: SharedHolds | undefined;
+  /** images and videos the gateway serves itself, under signed links */
+  media: MediaStore;
+  /** drives video jobs to their end (and settles them), off the request path */
+  videoWorker: VideoWorker;
+  /** open realtime WebSocket sessions (per-key limits, pings, shutdown) */
+  realtime: RealtimeSessions;
+  /** false while starting and once shutdown began: /readyz answers 503 */
+  ready: boolean;
+}
+
+/** Opens the store, loads every key, account, provider and price into memory, and starts the sync loop. */
+export async function createGateway(config: Config, log: Logger): Promise<Gateway> {
+  const store = await openStore(config.databaseUrl);
+  const keys = new KeyStore();
+  const catalogue = new Catalogue(Object.values(adapters));
+  const upstream = new UpstreamClient();
+  const router = new Router({
+    timeouts: {
+      connectMs: config.upstream.connectTimeoutMs,
+      firstByteMs: config.upstream.firstByteTimeoutMs,
+      idleMs: config.upstream.idleTimeoutMs,
+    },
+    breaker: { ...DEFAULT_BREAKER, cooldownMs: config.upstream.breakerCooldownMs },
+    maxConnections: config.upstream.maxConnections,
+    onProviderGone: (id) => upstream.forget(id),
+  });
+  const sync: StateSync = new StateSync(
+    store.db,
+    {
+      provider: (record) => router.apply(record),
+      account: (record) => ledger.applyAccount(record),
+      apiKey: (record) => {
+        keys.apply(record);
+        ledger.applyKeySpend(record.id, record.spentNano);
+      },
+      modelOverride: (record) => catalogue.applyOverride(record),
+      flushed: (entries, written) => ledger.reconcile(entries, written),
+    },
+    log,
+    config.syncIntervalMs,
+    createFlusher(store),
+  );
+  const ledger = new Ledger(sync);
+  // every instance signs links with the same key: from the environment, else one kept in the database
+  const signingSecret = config.media.secret ?? (await secretsRepository(store.db).getOrCreate('media-link-signing', () => randomBytes(32).toString('base64url')));
+  const media = new MediaStore(mediaObjectsRepository(store.db), new LocalDiskStorage(config.media.dir), new LinkSigner(signingSecret), {
+    publicBaseUrl: config.publicBaseUrl,
+    ttlSeconds: config.media.linkTtlSeconds,
+  });
+  const metrics = createMetrics({ openReservations: () => ledger.openReservations, pendingWrites: () => sync.pendingWrites });
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
+  redis?.on('error', (err) => log.warn({ err: err.message }, 'redis error; rate limits fall back to this instance'));
+  const gateway: Gateway = {
+    config,
+    log,
+    store,
+    repos: {
+      providers: providersRepository(store.db),
+      accounts: accountsRepository(store.db),
+      apiKeys: apiKeysRepository(store.db),
+      modelOverrides: modelOverridesRepository(store.db),
+      ledger: ledgerRepository(store.db),
+      usage: usageRepository(store.db),
+      videoJobs: videoJobsRepository(store.db),
+    },
+    sync,
+    keys,
+    ledger,
+    router,
+    catalogue,
+    limiter: new KeyRateLimiter(redis),
+    upstream,
+    metrics,
+    redis,
+    sharedHolds: redis ? new SharedHolds(redis, log) : undefined,
+    media,
+    videoWorker: undefined as unknown as VideoWorker,
+    realtime: new RealtimeSessions(config.realtime, metrics.registry),
+    ready: false,
+  };
+  gateway.videoWorker = new VideoWorker(gateway, {
+    instanceId: newId('inst'),
+    pollIntervalMs: config.jobs.pollIntervalMs,
+    leaseMs: config.jobs.leaseMs,
+    requestTimeoutMs: config.media.upstreamTimeoutMs,
+  });
+  await sync.start();
+  gateway.videoWorker.start();
+  return gateway;
+}
+
+/** Flushes every queued write, then closes pools and the database. Call after the server stopped taking requests. */
+export async function closeGateway(gateway: Gateway): Promise<void> {
+  gateway.ready = false;
+  await gateway.videoWorker.stop();
+  // realtime sessions bill their last responses before the final flush
+  await gateway.realtime.closeAll();
+  await gateway.sync.stop();
+  await gateway.upstream.close();
+  await gateway.sharedHolds?.close();
+  gateway.redis?.disconnect();
+  await gateway.store.close();
+}

@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+import { listModels, modelView, putModel } from '../../../admin/models.ts';
+import { ModelPutSchema, type ModelPut } from '../../../admin/schemas.ts';
+import { invalidRequest } from '../../../core/errors.ts';
+import type { Gateway } from '../../../gateway.ts';
+
+export function registerModelAdminRoutes(app: FastifyInstance, gateway: Gateway): void {
+  app.get('/admin/models', async () => ({
+    object: 'list',
+    data: listModels(gateway).map((m) => modelView(gateway, m)),
+  }));
+
+  // model ids may contain slashes (e.g. "meta-llama/Llama-3.1-8B"), hence the wildcard
+  app.put<{ Body: ModelPut }>('/admin/models/*', { schema: { body: ModelPutSchema } }, async (request) => {
+    const id = (request.params as Record<string, string>)['*'] ?? '';
+    if (!id) throw invalidRequest('The model id is missing from the path.', 'model');
+    return modelView(gateway, await putModel(gateway, id, request.body));
+  });
+}

@@ -1,0 +1,46 @@
+import type { FastifyInstance } from 'fastify';
+import { notFound } from '../../core/errors.ts';
+import type { Gateway } from '../../gateway.ts';
+import { adminAuth } from '../admin-auth.ts';
+
+/** Paths of the compatible surface, to recognise a base URL that lacks `/v1`. */
+const V1_SUFFIXES = [
+  '/chat/completions',
+  '/completions',
+  '/embeddings',
+  '/models',
+  '/audio/',
+  '/images/',
+  '/moderations',
+  '/rerank',
+  '/messages',
+  '/videos',
+  '/realtime',
+];
+
+export function registerSystemRoutes(app: FastifyInstance, gateway: Gateway): void {
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  app.get('/readyz', async (_request, reply) => {
+    if (!gateway.ready) return reply.code(503).send({ status: 'not ready' });
+    return { status: 'ready' };
+  });
+
+  app.get('/metrics', { onRequest: adminAuth(gateway.config.adminToken) }, async (_request, reply) => {
+    reply.header('content-type', gateway.metrics.registry.contentType);
+    return gateway.metrics.registry.metrics();
+  });
+
+  app.setNotFoundHandler(async (request) => {
+    const path = request.url.split('?')[0] ?? '';
+    const suffix = V1_SUFFIXES.find((s) => path === s || path.startsWith(s.endsWith('/') ? s : `${s}/`) || path.startsWith(s));
+    if (suffix && !path.startsWith('/v1')) {
+      throw notFound(
+        `There is no ${request.method} ${path}: the base URL must include /v1. Use ${request.method} /v1${path} (for SDKs, set base_url to http(s)://<host>/v1).`,
+        null,
+        'missing_v1_prefix',
+      );
+    }
+    throw notFound(`There is no ${request.method} ${path} on this gateway. The API lives under /v1 (see GET /v1/models).`, null, 'unknown_path');
+  });
+}

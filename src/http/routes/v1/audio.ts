@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+import { invalidRequest } from '../../../core/errors.ts';
+import { decodeSpeech, decodeTranscription } from '../../../dialects/openai/decode-audio.ts';
+import { speechSchema } from '../../../dialects/openai/media-schemas.ts';
+import type { Gateway } from '../../../gateway.ts';
+import { measureDuration } from '../../../media/audio-duration.ts';
+import { readMultipart } from '../../../media/uploads.ts';
+import { runOperation } from '../../../pipeline/run-operation.ts';
+import { checkModelAllowed } from '../../authenticate.ts';
+import { contextOf } from '../../request-context.ts';
+
+/** Bytes per second assumed only to bound the hold for audio the library could not measure (8 kb/s). */
+const MIN_BYTES_PER_SECOND = 1000;
+
+export function registerAudioRoutes(app: FastifyInstance, gateway: Gateway): void {
+  const media = gateway.config.media;
+
+  app.post('/v1/audio/transcriptions', async (request, reply) => {
+    if (!request.isMultipart()) throw invalidRequest('Send the audio as multipart/form-data with the fields file and model.', 'file');
+    const form = await readMultipart(request, media.uploadDir, media.maxUploadBytes);
+    try {
+      const model = form.field('model');
+      if (!model) throw invalidRequest("Missing required parameter: 'model'.", 'model');
+      checkModelAllowed(request.principal!, model);
+      const file = form.files.find((f) => f.field === 'file');
+      const measured = file ? await measureDuration(file.path) : null;
+      const call = decodeTranscription(form, gateway.catalogue.get(model), measured);
+      const bound = measured ?? Math.ceil(call.file.size / MIN_BYTES_PER_SECOND);
+      await runOperation(
+        gateway,
+        contextOf(request),
+        {
+          operation: 'transcriptions',
+          endpoint: '/v1/audio/transcriptions',
+          model,
+          call,
+          stream: false,
+          estimate: { inputTokens: 0, outputTokens: 0, units: bound },
+          meter: { unit: 'seconds' },
+          firstByteTimeoutMs: media.upstreamTimeoutMs,
+        },
+        reply,
+      );
+      return reply;
+    } finally {
+      await form.cleanup();
+    }
+  });
+
+  app.post('/v1/audio/speech', { schema: { body: speechSchema } }, async (request, reply) => {
+    const body = request.body as Record<string, unknown>;
+    const model = body.model as string;
+    checkModelAllowed(request.principal!, model);
+    const call = decodeSpeech(body, gateway.catalogue.get(model));
+    await runOperation(
+      gateway,
+      contextOf(request),
+      {
+        operation: 'speech',
+        endpoint: '/v1/audio/speech',
+        model,
+        call,
+        stream: false,
+        estimate: { inputTokens: 0, outputTokens: 0, units: call.characters },
+        meter: { unit: 'characters' },
+        firstByteTimeoutMs: media.upstreamTimeoutMs,
+      },
+      reply,
+    );
+    return reply;
+  });
+}

@@ -1,0 +1,52 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { modelNotFound } from '../../../core/errors.ts';
+import { messagesBridge } from '../../../dialects/messages/bridge.ts';
+import { countMessagesTokens } from '../../../dialects/messages/count-tokens.ts';
+import { decodeCountTokens, decodeMessages, nativeHeaders } from '../../../dialects/messages/decode.ts';
+import { messagesErrorDialect } from '../../../dialects/messages/encode-error.ts';
+import { countTokensSchema, messagesSchema } from '../../../dialects/messages/schemas.ts';
+import type { Gateway } from '../../../gateway.ts';
+import { runOperation } from '../../../pipeline/run-operation.ts';
+import { authenticateWith, bearerToken, checkModelAllowed } from '../../authenticate.ts';
+import { registerErrorDialect } from '../../error-envelope.ts';
+import { contextOf } from '../../request-context.ts';
+
+type Body = Record<string, unknown>;
+
+/** The messages format's key header; `Authorization: Bearer` works as well. */
+function messagesKey(request: FastifyRequest): string | undefined {
+  const key = request.headers['x-api-key'];
+  return (typeof key === 'string' && key !== '' ? key : undefined) ?? bearerToken(request);
+}
+
+/**
+ * The native messages endpoints (contract §3). A provider of the messages family gets the body
+ * untouched; any other provider that has chat serves it through the bridge (translated both ways).
+ */
+export function registerMessagesRoutes(app: FastifyInstance, gateway: Gateway): void {
+  registerErrorDialect(messagesErrorDialect);
+  app.addHook('onRequest', authenticateWith(gateway, messagesKey));
+
+  app.post('/v1/messages', { schema: { body: messagesSchema } }, async (request, reply) => {
+    const decoded = decodeMessages(request.body as Body, nativeHeaders(request));
+    checkModelAllowed(request.principal!, decoded.model);
+    await runOperation(gateway, contextOf(request), { operation: 'messages', endpoint: '/v1/messages', bridge: messagesBridge, ...decoded }, reply);
+    return reply;
+  });
+
+  app.post('/v1/messages/count_tokens', { schema: { body: countTokensSchema } }, async (request, reply) => {
+    const body = request.body as Body;
+    const model = body.model as string;
+    const headers = nativeHeaders(request);
+    checkModelAllowed(request.principal!, model);
+    if (gateway.router.candidates(model, 'countTokens').length > 0) {
+      const call = decodeCountTokens(body, headers);
+      await runOperation(gateway, contextOf(request), { operation: 'countTokens', endpoint: '/v1/messages/count_tokens', model, call, stream: false, estimate: { inputTokens: 0, outputTokens: 0 } }, reply);
+      return reply;
+    }
+    if (!gateway.router.serves(model)) throw modelNotFound(model);
+    // no native provider: a local count (o200k), free, like the vendor's
+    reply.header('x-request-id', request.correlationId);
+    return { input_tokens: countMessagesTokens(body) };
+  });
+}

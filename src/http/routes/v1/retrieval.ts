@@ -1,0 +1,50 @@
+import type { FastifyInstance } from 'fastify';
+import type { RerankResult } from '../../../core/ir/media.ts';
+import { decodeModeration, decodeRerank, DEFAULT_MODERATION_MODEL, encodeRerank } from '../../../dialects/openai/decode-retrieval.ts';
+import { moderationSchema, rerankSchema } from '../../../dialects/openai/media-schemas.ts';
+import type { Gateway } from '../../../gateway.ts';
+import type { DecodedResponse } from '../../../pipeline/codec.ts';
+import { runOperation } from '../../../pipeline/run-operation.ts';
+import { checkModelAllowed } from '../../authenticate.ts';
+import { contextOf } from '../../request-context.ts';
+
+/** Moderations and rerank: priced per request (and per token where configured). */
+export function registerRetrievalRoutes(app: FastifyInstance, gateway: Gateway): void {
+  app.post('/v1/moderations', { schema: { body: moderationSchema } }, async (request, reply) => {
+    const body = request.body as Record<string, unknown>;
+    const model = typeof body.model === 'string' ? body.model : DEFAULT_MODERATION_MODEL;
+    checkModelAllowed(request.principal!, model);
+    const call = decodeModeration(body, gateway.catalogue.get(model));
+    await runOperation(
+      gateway,
+      contextOf(request),
+      { operation: 'moderations', endpoint: '/v1/moderations', model, call, stream: false, estimate: { inputTokens: 0, outputTokens: 0, units: 1 }, meter: { unit: 'requests' } },
+      reply,
+    );
+    return reply;
+  });
+
+  app.post('/v1/rerank', { schema: { body: rerankSchema } }, async (request, reply) => {
+    const body = request.body as Record<string, unknown>;
+    const model = body.model as string;
+    checkModelAllowed(request.principal!, model);
+    const { call, tokens } = decodeRerank(body, gateway.catalogue.get(model));
+    await runOperation(
+      gateway,
+      contextOf(request),
+      {
+        operation: 'rerank',
+        endpoint: '/v1/rerank',
+        model,
+        call,
+        stream: false,
+        // one search unit per 100 documents is the most a vendor bills for one query
+        estimate: { inputTokens: tokens, outputTokens: 0, units: Math.max(1, Math.ceil(call.documents.length / 100)) },
+        meter: { unit: 'requests' },
+        respond: async (decoded: DecodedResponse<RerankResult>) => ({ body: encodeRerank(decoded.result!, call, model), contentType: 'application/json' }),
+      },
+      reply,
+    );
+    return reply;
+  });
+}

@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import { decodeChat } from '../../../dialects/openai/decode-chat.ts';
+import { decodeCompletions } from '../../../dialects/openai/decode-completions.ts';
+import { decodeEmbeddings } from '../../../dialects/openai/decode-embeddings.ts';
+import { chatCompletionSchema, completionSchema, embeddingSchema } from '../../../dialects/openai/schemas.ts';
+import type { Gateway } from '../../../gateway.ts';
+import { runOperation } from '../../../pipeline/run-operation.ts';
+import { checkModelAllowed } from '../../authenticate.ts';
+import { contextOf } from '../../request-context.ts';
+
+type Body = Record<string, unknown>;
+
+/** The OpenAI-compatible text endpoints: chat, legacy completions, embeddings. */
+export function registerTextRoutes(app: FastifyInstance, gateway: Gateway): void {
+  app.post('/v1/chat/completions', { schema: { body: chatCompletionSchema } }, async (request, reply) => {
+    const body = request.body as Body;
+    const decoded = decodeChat(body, gateway.config.defaultMaxOutputTokens, gateway.catalogue.get(body.model as string), Number(request.headers['content-length']));
+    checkModelAllowed(request.principal!, decoded.model);
+    await runOperation(gateway, contextOf(request), { operation: 'chat', endpoint: '/v1/chat/completions', ...decoded }, reply);
+    return reply;
+  });
+
+  app.post('/v1/completions', { schema: { body: completionSchema } }, async (request, reply) => {
+    const decoded = decodeCompletions(request.body as Body);
+    checkModelAllowed(request.principal!, decoded.model);
+    await runOperation(gateway, contextOf(request), { operation: 'completions', endpoint: '/v1/completions', ...decoded }, reply);
+    return reply;
+  });
+
+  app.post('/v1/embeddings', { schema: { body: embeddingSchema } }, async (request, reply) => {
+    const body = request.body as Body;
+    checkModelAllowed(request.principal!, body.model as string);
+    const decoded = decodeEmbeddings(body, gateway.catalogue.get(body.model as string));
+    await runOperation(gateway, contextOf(request), { operation: 'embeddings', endpoint: '/v1/embeddings', ...decoded }, reply);
+    return reply;
+  });
+}

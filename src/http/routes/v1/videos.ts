@@ -1,0 +1,153 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Hold } from '../../../billing/ledger.ts';
+import { invalidRequest, notFound } from '../../../core/errors.ts';
+import { newId } from '../../../core/ids.ts';
+import type { VideoCall, VideoSubmitted } from '../../../core/ir/media.ts';
+import { videoGenerationSchema } from '../../../dialects/openai/media-schemas.ts';
+import { decodeVideo, DEFAULT_VIDEO_MODEL, generationView, videoView } from '../../../dialects/openai/videos.ts';
+import type { Gateway } from '../../../gateway.ts';
+import { readMultipart } from '../../../media/uploads.ts';
+import type { DecodedResponse, TargetInfo } from '../../../pipeline/codec.ts';
+import { runOperation } from '../../../pipeline/run-operation.ts';
+import type { VideoJobRow } from '../../../store/schema.ts';
+import { checkModelAllowed } from '../../authenticate.ts';
+import { contextOf } from '../../request-context.ts';
+
+type Surface = 'generation' | 'video';
+
+/**
+ * Video jobs (contract §3): `/v1/videos/generations` (the gateway's own shape) and the widely
+ * used job API `/v1/videos`. Submission reserves `seconds × per_second` and hands the hold to
+ * the job; the worker settles it. Reads are idempotent and limited to the key's account.
+ */
+export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway): void {
+  const jobs = gateway.repos.videoJobs;
+
+  async function submit(request: FastifyRequest, reply: FastifyReply, surface: Surface, model: string, call: VideoCall) {
+    const ctx = contextOf(request);
+    const principal = request.principal!;
+    const respond = async (decoded: DecodedResponse<VideoSubmitted>, info: { target: TargetInfo; hold: Hold }) => {
+      const now = Date.now();
+      const job: VideoJobRow = {
+        id: newId('video'),
+        account_id: principal.accountId,
+        key_id: principal.key.id,
+        request_id: ctx.requestId,
+        model,
+        provider_id: info.target.providerId,
+        upstream_model: info.target.upstreamModel,
+        upstream_id: decoded.result!.upstreamId,
+        prompt: call.prompt,
+        seconds_requested: call.seconds,
+        size: call.size ?? null,
+        surface,
+        status: 'queued',
+        progress: 0,
+        hold_nano: info.hold.amount,
+        cost_nano: 0,
+        seconds_billed: null,
+        media_id: null,
+        error_code: null,
+        error_message: null,
+        lease_owner: gateway.videoWorker.instanceId,
+        lease_expires_at: now + gateway.config.jobs.leaseMs,
+        deadline_at: now + gateway.config.jobs.timeoutMs,
+        created_at: now,
+        updated_at: now,
+        completed_at: null,
+      };
+      await jobs.insert(job);
+      gateway.videoWorker.adopt(job.id, info.hold);
+      return { body: JSON.stringify(await view(job, surface)), contentType: 'application/json', holdTaken: true };
+    };
+    await runOperation(
+      gateway,
+      ctx,
+      {
+        operation: 'videos',
+        endpoint: surface === 'generation' ? '/v1/videos/generations' : '/v1/videos',
+        model,
+        call,
+        stream: false,
+        estimate: { inputTokens: 0, outputTokens: 0, units: call.seconds },
+        meter: { unit: 'seconds' },
+        firstByteTimeoutMs: gateway.config.media.upstreamTimeoutMs,
+        respond,
+      },
+      reply,
+    );
+    return reply;
+  }
+
+  async function view(job: VideoJobRow, surface: Surface): Promise<Record<string, unknown>> {
+    const media = job.media_id ? await gateway.media.get(job.media_id) : undefined;
+    const expiresAt = media?.expires_at ?? null;
+    if (surface === 'video') return videoView(job, expiresAt);
+    return generationView(job, media ? gateway.media.link(media) : null, expiresAt);
+  }
+
+  async function owned(request: FastifyRequest): Promise<VideoJobRow> {
+    const id = (request.params as { id: string }).id;
+    const job = await jobs.get(id, request.principal!.accountId);
+    if (!job) throw notFound(`No video job ${id} exists for this account.`, 'id', 'video_not_found');
+    return job;
+  }
+
+  app.post('/v1/videos/generations', { schema: { body: videoGenerationSchema } }, async (request, reply) => {
+    const body = request.body as Record<string, unknown>;
+    const model = body.model as string;
+    checkModelAllowed(request.principal!, model);
+    const call = decodeVideo({ prompt: body.prompt, seconds: body.duration, size: body.size }, gateway.catalogue.get(model), 'duration');
+    return submit(request, reply, 'generation', model, call);
+  });
+
+  app.get('/v1/videos/generations/:id', async (request) => view(await owned(request), 'generation'));
+
+  app.post('/v1/videos', async (request, reply) => {
+    const media = gateway.config.media;
+    const form = request.isMultipart() ? await readMultipart(request, media.uploadDir, media.maxUploadBytes) : undefined;
+    try {
+      const json = (request.body ?? {}) as Record<string, unknown>;
+      const field = (name: string) => (form ? form.field(name) : json[name]);
+      if (form?.files.length) throw invalidRequest('input_reference is not supported by this gateway yet; send a prompt only.', 'input_reference');
+      const model = (field('model') as string | undefined) ?? DEFAULT_VIDEO_MODEL;
+      checkModelAllowed(request.principal!, model);
+      const call = decodeVideo({ prompt: field('prompt'), seconds: field('seconds'), size: field('size') }, gateway.catalogue.get(model), 'seconds');
+      return await submit(request, reply, 'video', model, call);
+    } finally {
+      await form?.cleanup();
+    }
+  });
+
+  app.get('/v1/videos', async (request) => {
+    const query = request.query as { after?: string; limit?: string; order?: string };
+    const limit = Math.min(100, Math.max(1, Number(query.limit ?? 20) || 20));
+    const order = query.order === 'asc' ? 'asc' : 'desc';
+    const after = query.after ? await jobs.get(query.after, request.principal!.accountId) : undefined;
+    const rows = await jobs.list(request.principal!.accountId, { limit: limit + 1, order, ...(after && { after }) });
+    const page = rows.slice(0, limit);
+    const data = await Promise.all(page.map((job) => view(job, 'video')));
+    return { object: 'list', data, has_more: rows.length > limit, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null };
+  });
+
+  app.get('/v1/videos/:id', async (request) => view(await owned(request), 'video'));
+
+  app.get('/v1/videos/:id/content', async (request, reply) => {
+    const job = await owned(request);
+    const variant = (request.query as { variant?: string }).variant ?? 'video';
+    if (variant !== 'video') throw invalidRequest(`variant "${variant}" is not available; only "video" is stored.`, 'variant');
+    if (job.status !== 'completed' || !job.media_id) throw notFound(`Video ${job.id} has no content (status: ${job.status}).`, 'id', 'video_not_ready');
+    const media = await gateway.media.get(job.media_id);
+    const opened = media && media.expires_at > Date.now() ? await gateway.media.open(media) : undefined;
+    if (!media || !opened) throw notFound(`The content of video ${job.id} has expired.`, 'id', 'video_expired');
+    reply.header('content-type', media.content_type).header('content-length', String(opened.size));
+    return reply.send(opened.stream);
+  });
+
+  app.delete('/v1/videos/:id', async (request) => {
+    const job = await owned(request);
+    if (job.status === 'queued' || job.status === 'in_progress') throw invalidRequest(`Video ${job.id} is still ${job.status}; it can be deleted once it has finished.`, 'id');
+    await jobs.remove(job.id, request.principal!.accountId);
+    return { id: job.id, object: 'video.deleted', deleted: true };
+  });
+}

@@ -1,0 +1,203 @@
+import type { Hold } from '../billing/ledger.ts';
+import { priceOf } from '../catalogue/pricing.ts';
+import type { VideoPoll } from '../core/ir/media.ts';
+import { emptyUsage } from '../core/usage.ts';
+import type { Gateway } from '../gateway.ts';
+import { measureBytes } from '../media/audio-duration.ts';
+import { authHeaders } from '../pipeline/auth-headers.ts';
+import type { JobRef, UpstreamRequest, VideoCodec } from '../pipeline/codec.ts';
+import { readBody } from '../pipeline/read-body.ts';
+import type { ProviderRuntime } from '../pipeline/router.ts';
+import type { VideoJobRow } from '../store/schema.ts';
+
+export interface VideoWorkerOptions {
+  /** this process's identity in job leases */
+  instanceId: string;
+  /** 0 = no timer: the owner calls tick() */
+  pollIntervalMs: number;
+  leaseMs: number;
+  /** upstream wait per poll or download */
+  requestTimeoutMs: number;
+}
+
+const MAX_VIDEO_BYTES = 1024 * 1024 * 1024;
+const BATCH = 50;
+
+/**
+ * Drives video jobs to their end, off the request path. Jobs live in the database; a job is
+ * worked on by the instance holding its lease (renewed on every tick), and taken over by any
+ * instance once the lease runs out — so jobs survive restarts and crashes. The reservation
+ * taken at submission is held here (restored from the job row after a restart) until the job
+ * ends: completed → the seconds actually made are charged (once: the journal entry key is the
+ * job's id); failed, refused or timed out → the hold is released and nothing is charged.
+ */
+export class VideoWorker {
+  private readonly gateway: Gateway;
+  private readonly options: VideoWorkerOptions;
+  private readonly holds = new Map<string, Hold>();
+  private chain: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(gateway: Gateway, options: VideoWorkerOptions) {
+    this.gateway = gateway;
+    this.options = options;
+  }
+
+  get instanceId(): string {
+    return this.options.instanceId;
+  }
+
+  /** A job accepted by this instance: its reservation is now the worker's to settle. */
+  adopt(jobId: string, hold: Hold): void {
+    this.holds.set(jobId, hold);
+  }
+
+  start(): void {
+    if (this.options.pollIntervalMs <= 0 || this.timer) return;
+    this.timer = setInterval(() => {
+      this.tick().catch((error: unknown) => this.gateway.log.error({ err: error }, 'video worker cycle failed'));
+    }, this.options.pollIntervalMs);
+    this.timer.unref();
+  }
+
+  /** One pass over every job this instance owns or may take over (after any pass in progress). */
+  tick(now = Date.now()): Promise<void> {
+    const next = this.chain.then(() => this.pass(now));
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Stops polling and hands the leases back, so a restarted or other instance continues at once. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.chain;
+    await this.gateway.repos.videoJobs.releaseLeases(this.options.instanceId);
+  }
+
+  private async pass(now: number): Promise<void> {
+    const jobs = await this.gateway.repos.videoJobs.claimable(this.options.instanceId, now, BATCH);
+    for (const job of jobs) {
+      try {
+        await this.work(job, now);
+      } catch (error) {
+        this.gateway.log.warn({ err: error, job: job.id }, 'video job poll failed; retrying on the next pass');
+      }
+    }
+    await this.gateway.media.sweep(now);
+  }
+
+  private async work(job: VideoJobRow, now: number): Promise<void> {
+    const repo = this.gateway.repos.videoJobs;
+    if (!(await repo.lease(job.id, this.options.instanceId, now, now + this.options.leaseMs))) return;
+    const hold = this.holdOf(job);
+    if (now >= job.deadline_at) return this.fail(job, hold, 'timeout', 'The video was not finished in time; nothing was charged.');
+    const provider = this.gateway.router.get(job.provider_id);
+    const codec = provider?.adapter.operations.videos;
+    if (!provider || !codec) return this.fail(job, hold, 'provider_unavailable', 'The provider that accepted this job is gone; nothing was charged.');
+    const ref: JobRef = { upstreamId: job.upstream_id, upstreamModel: job.upstream_model };
+
+    const response = await this.send(provider, codec.poll.prepare(ref));
+    const body = await readBody(response.body, 1024 * 1024);
+    if (response.status === 404) return this.fail(job, hold, 'upstream_job_lost', 'The upstream no longer knows this job; nothing was charged.');
+    if (response.status >= 400) throw new Error(`upstream answered a poll with HTTP ${response.status}`);
+    const poll = codec.poll.decode(ref, body);
+    switch (poll.state) {
+      case 'running':
+        if (job.status !== 'in_progress' || job.progress !== Math.round(poll.progress)) {
+          await repo.update(job.id, { status: 'in_progress', progress: Math.round(poll.progress) }, this.options.instanceId);
+        }
+        return;
+      case 'failed':
+        return this.fail(job, hold, poll.code, poll.message);
+      case 'completed':
+        return this.complete(job, hold, provider, codec, ref, poll);
+      default: {
+        const unknown: never = poll;
+        throw new Error(`unknown poll state ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+
+  private async complete(job: VideoJobRow, hold: Hold, provider: ProviderRuntime, codec: VideoCodec, ref: JobRef, poll: Extract<VideoPoll, { state: 'completed' }>): Promise<void> {
+    let bytes: Uint8Array;
+    if ('bytes' in poll.download) bytes = poll.download.bytes;
+    else {
+      const response = await this.send(provider, codec.download(ref, poll.download.path));
+      if (response.status >= 400) {
+        await readBody(response.body, 64 * 1024).catch(() => undefined);
+        throw new Error(`upstream answered the video download with HTTP ${response.status}`);
+      }
+      bytes = await readBody(response.body, MAX_VIDEO_BYTES);
+    }
+    // the vendor's own count first; else the file's length; else what was ordered (and held)
+    const seconds = poll.seconds ?? (await measureBytes(bytes, poll.contentType)) ?? job.seconds_requested;
+    const media = await this.gateway.media.save({ accountId: job.account_id, kind: 'video', contentType: poll.contentType, data: bytes });
+    const model = this.gateway.catalogue.get(job.model);
+    const usage = { ...emptyUsage(), units: seconds };
+    const cost = priceOf(model.pricing, usage, { unit: 'seconds' });
+    // the charge is durable before the job says so: a crash in between re-settles under the same key (a no-op)
+    this.gateway.ledger.settle(hold, cost, { entryKey: `charge:video:${job.id}`, requestId: job.request_id, note: `video ${job.id}` });
+    this.holds.delete(job.id);
+    this.record(job, 200, seconds, cost, null);
+    await this.gateway.sync.now();
+    await this.gateway.repos.videoJobs.update(
+      job.id,
+      { status: 'completed', progress: 100, cost_nano: cost, seconds_billed: seconds, media_id: media.id, completed_at: Date.now(), lease_owner: null, lease_expires_at: 0 },
+      this.options.instanceId,
+    );
+  }
+
+  private async fail(job: VideoJobRow, hold: Hold, code: string, message: string): Promise<void> {
+    this.gateway.ledger.release(hold);
+    this.holds.delete(job.id);
+    this.record(job, 0, 0, 0, code);
+    await this.gateway.repos.videoJobs.update(
+      job.id,
+      { status: 'failed', error_code: code, error_message: message, completed_at: Date.now(), lease_owner: null, lease_expires_at: 0 },
+      this.options.instanceId,
+    );
+  }
+
+  private holdOf(job: VideoJobRow): Hold {
+    let hold = this.holds.get(job.id);
+    if (!hold) {
+      hold = this.gateway.ledger.restore(job.account_id, job.key_id, job.hold_nano);
+      this.holds.set(job.id, hold);
+    }
+    return hold;
+  }
+
+  private send(provider: ProviderRuntime, request: UpstreamRequest) {
+    return this.gateway.upstream.send(provider.upstream, {
+      method: request.method ?? 'GET',
+      path: request.path,
+      headers: { ...authHeaders(provider.adapter.manifest.auth, provider.record.apiKey), ...request.headers },
+      signal: AbortSignal.timeout(this.options.requestTimeoutMs),
+      firstByteMs: this.options.requestTimeoutMs,
+    });
+  }
+
+  /** The job's settlement as a usage row (its submission has its own, at no cost). */
+  private record(job: VideoJobRow, status: number, seconds: number, cost: number, error: string | null): void {
+    this.gateway.sync.recordUsage({
+      request_id: `${job.request_id}:settle`,
+      created_at: Date.now(),
+      account_id: job.account_id,
+      key_id: job.key_id ?? '',
+      model: job.model,
+      endpoint: job.surface === 'generation' ? '/v1/videos/generations' : '/v1/videos',
+      provider_id: job.provider_id,
+      status,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      cached_tokens: 0,
+      units: seconds,
+      cost_nano: cost,
+      latency_ms: Date.now() - job.created_at,
+      estimated: 0,
+      error_type: error,
+      session_id: null,
+    });
+  }
+}

@@ -1,0 +1,51 @@
+import { buildApp } from './app.ts';
+import { loadConfig } from './config/env.ts';
+import { startDemoIfWanted } from './config/demo.ts';
+import { applyQuickStart, applyYamlConfig } from './config/startup.ts';
+import { closeGateway, createGateway } from './gateway.ts';
+import { closeApp } from './http/close-app.ts';
+import { createLogger } from './observability/logger.ts';
+import { adapters } from './vendors/registry.ts';
+
+const config = loadConfig(process.env, Object.values(adapters).map((a) => a.manifest.envVar));
+const log = createLogger(config.logLevel);
+const gateway = await createGateway(config, log);
+await applyYamlConfig(gateway);
+await applyQuickStart(gateway);
+const demo = await startDemoIfWanted(gateway);
+const app = await buildApp(gateway);
+await app.listen({ port: config.port, host: config.host });
+gateway.ready = true;
+
+const address = app.server.address();
+const port = typeof address === 'object' && address ? address.port : config.port;
+const base = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}/v1`;
+// PORT=0: links can only name the port once the system chose it
+if (config.port === 0 && !process.env.PUBLIC_BASE_URL && !config.yaml?.settings?.public_base_url) gateway.media.setPublicBaseUrl(base.slice(0, -'/v1'.length));
+const consoleUrl = `${base.slice(0, -'/v1'.length)}/console/`;
+log.info(
+  { url: base, console: consoleUrl, database: gateway.store.describe, admin: config.adminToken ? 'enabled' : 'closed (set MODELGATE_ADMIN_TOKEN)' },
+  `modelgate listening on ${base} (web console ${consoleUrl}, database ${gateway.store.describe})`,
+);
+if (demo) {
+  log.flush(); // the buffered start-up line first, then the banner
+  const curl = `curl ${base}/chat/completions -H "Authorization: Bearer ${demo.key}" -H "Content-Type: application/json" -d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello!"}]}'`;
+  // printed plainly too: this is the line a new user copies
+  process.stdout.write(`\nDemo mode: the built-in vendor simulators are serving as providers.\nDemo key (shown once): ${demo.key}\nTry it:\n  ${curl}\n\n`);
+}
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  gateway.ready = false;
+  log.info({ signal }, 'shutting down: draining requests in flight');
+  await closeApp(app, config.shutdownGraceMs);
+  await closeGateway(gateway);
+  for (const sim of demo?.simulators ?? []) await sim.close();
+  log.info('stopped');
+  log.flush();
+  process.exitCode = 0;
+}
+process.once('SIGTERM', () => void shutdown('SIGTERM'));
+process.once('SIGINT', () => void shutdown('SIGINT'));

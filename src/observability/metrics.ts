@@ -1,0 +1,68 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+/** Prometheus metrics, served on /metrics (admin token). Labels stay low-cardinality: no key or account ids. */
+export function createMetrics(gauges: { openReservations: () => number; pendingWrites: () => number }) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'modelgate_' });
+  return {
+    registry,
+    requests: new Counter({
+      name: 'modelgate_requests_total',
+      help: 'Requests answered, by endpoint and HTTP status',
+      labelNames: ['endpoint', 'status'] as const,
+      registers: [registry],
+    }),
+    latency: new Histogram({
+      name: 'modelgate_request_duration_seconds',
+      help: 'Time from request to the end of the answer',
+      labelNames: ['endpoint'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    upstreamLatency: new Histogram({
+      name: 'modelgate_upstream_first_byte_seconds',
+      help: 'Time from sending to an upstream until its response headers',
+      labelNames: ['provider'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    upstreamFailures: new Counter({
+      name: 'modelgate_upstream_failures_total',
+      help: 'Upstream attempts that failed, by provider and reason',
+      labelNames: ['provider', 'reason'] as const,
+      registers: [registry],
+    }),
+    tokens: new Counter({
+      name: 'modelgate_tokens_total',
+      help: 'Tokens billed, by model and direction',
+      labelNames: ['model', 'direction'] as const,
+      registers: [registry],
+    }),
+    cost: new Counter({
+      name: 'modelgate_cost_usd_total',
+      help: 'Amount charged to accounts, USD',
+      labelNames: ['model'] as const,
+      registers: [registry],
+    }),
+    openReservations: new Gauge({
+      name: 'modelgate_open_reservations',
+      help: 'Balance reservations held by requests in flight',
+      registers: [registry],
+      collect() {
+        this.set(gauges.openReservations());
+      },
+    }),
+    pendingWrites: new Gauge({
+      name: 'modelgate_pending_writes',
+      help: 'Journal and usage rows waiting for the next database flush',
+      registers: [registry],
+      collect() {
+        this.set(gauges.pendingWrites());
+      },
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

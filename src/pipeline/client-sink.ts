@@ -1,0 +1,85 @@
+import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
+/**
+ * The client side of a streamed answer: status and headers go out with the first event, then
+ * text as it comes. A slow client pauses the relay (and so the upstream) instead of growing a buffer.
+ */
+export class StreamSink {
+  private readonly res: ServerResponse;
+  private lastWrite = 0;
+  committed = false;
+
+  constructor(res: ServerResponse) {
+    this.res = res;
+  }
+
+  get gone(): boolean {
+    return this.res.destroyed || this.res.writableEnded;
+  }
+
+  commit(headers: Record<string, string>): void {
+    this.res.writeHead(200, { ...SSE_HEADERS, ...headers });
+    this.committed = true;
+    this.lastWrite = Date.now();
+  }
+
+  /** Writes and, when the socket buffer is full, waits until it drains or the client leaves. */
+  async write(text: string): Promise<void> {
+    if (text.length === 0 || this.gone) return;
+    this.lastWrite = Date.now();
+    if (!this.res.write(text)) {
+      await Promise.race([once(this.res, 'drain'), once(this.res, 'close')]);
+    }
+  }
+
+  end(text = ''): void {
+    if (this.gone) return;
+    this.res.end(text);
+  }
+
+  /** SSE comment that keeps proxies from closing a stream the upstream keeps silent for long. */
+  keepAlive(now: number, idleMs: number): void {
+    if (this.committed && !this.gone && now - this.lastWrite >= idleMs) {
+      this.lastWrite = now;
+      this.res.write(': keep-alive\n\n');
+    }
+  }
+}
+
+/** One interval for every open stream, instead of a timer per stream. */
+export class KeepAliveTicker {
+  private readonly sinks = new Set<StreamSink>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(idleMs = 15_000) {
+    this.timer = setInterval(() => {
+      const now = Date.now();
+      for (const sink of this.sinks) sink.keepAlive(now, idleMs);
+    }, Math.max(1000, Math.floor(idleMs / 3)));
+    this.timer.unref();
+  }
+
+  add(sink: StreamSink): void {
+    this.sinks.add(sink);
+  }
+
+  delete(sink: StreamSink): void {
+    this.sinks.delete(sink);
+  }
+
+  get size(): number {
+    return this.sinks.size;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}

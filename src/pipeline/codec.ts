@@ -1,0 +1,195 @@
+import type { GatewayError } from '../core/errors.ts';
+import type { IrChatRequest } from '../core/ir/chat.ts';
+import type { ChatOutput } from '../core/ir/output.ts';
+import type {
+  ImageEditCall,
+  ImageGenerationCall,
+  ImageResult,
+  ModerationCall,
+  RerankCall,
+  RerankResult,
+  SpeechCall,
+  TranscriptionCall,
+  VideoCall,
+  VideoPoll,
+  VideoSubmitted,
+} from '../core/ir/media.ts';
+import type { Usage } from '../core/usage.ts';
+import type { SseEvent } from '../vendors/_kit/sse.ts';
+
+/**
+ * The contract between the pipeline and a vendor family for one operation. Codecs are pure:
+ * no I/O, no clock, no logging. The pipeline sends what `prepare` returns, then hands the
+ * answer to `decode` (whole body) or to the `relay` (event stream, event by event).
+ */
+
+/** Where a call goes: what the pipeline knows about the chosen provider. */
+export interface TargetInfo {
+  providerId: string;
+  /** the model id to send upstream (after the provider's model_map) */
+  upstreamModel: string;
+  /** the model id the client asked for */
+  publicModel: string;
+}
+
+/** A request body: text, bytes, or a stream produced afresh for each attempt (multipart uploads). */
+export type UpstreamBody = string | Uint8Array | AsyncIterable<Uint8Array>;
+
+export interface UpstreamRequest {
+  method?: 'POST' | 'GET' | 'DELETE';
+  /** appended to the provider's base URL, e.g. `/chat/completions`; an absolute URL on the provider's origin is taken as it is */
+  path: string;
+  body?: UpstreamBody;
+  /** extra headers; authentication is added by the pipeline from the family's manifest */
+  headers?: Record<string, string>;
+  /**
+   * Settings this family cannot honour and dropped (or changed); the client is told in an
+   * `x-modelgate-warning` header. Settings that cannot be dropped make `prepare` throw a 400.
+   */
+  warnings?: string[];
+}
+
+export interface DecodedResponse<Result = never> {
+  /** the client's bytes, when the codec answers in the client's dialect itself (pass-through) */
+  body?: string | Uint8Array;
+  contentType?: string;
+  /** null when the vendor did not report usage: the pipeline then counts locally */
+  usage: Usage | null;
+  /** tokens the pipeline may count locally when usage is null */
+  outputText?: string;
+  /** the answer in the gateway's neutral form, encoded for the client by `OperationRequest.respond` */
+  result?: Result;
+}
+
+/** A binary answer relayed to the client as it arrives (speech audio). */
+export interface ByteStream {
+  contentType: string;
+  /** what the whole answer costs; known from the request */
+  usage: Usage;
+}
+
+export interface StreamOutcome {
+  /** the upstream ended the stream properly (e.g. `[DONE]` seen) */
+  complete: boolean;
+  usage: Usage | null;
+  /** text to write after the last event when the stream completed */
+  trailer: string;
+  /** an in-band error the upstream sent mid-stream */
+  error?: GatewayError;
+}
+
+/** Created per attempt; turns upstream events into client bytes and watches usage on the side. */
+export interface StreamRelay {
+  /** one upstream event → text for the client ('' = nothing to write) */
+  onEvent(event: SseEvent): string;
+  /** the upstream closed the stream */
+  end(): StreamOutcome;
+  /** in-band error text in the client's dialect, written before closing a failed stream */
+  errorEvent(error: GatewayError): string;
+  /** output tokens delivered so far, counted locally */
+  deliveredOutputTokens(): number;
+  /** an upstream error arrived inside the stream: stop relaying */
+  readonly failed: GatewayError | undefined;
+}
+
+/** How an upstream error answer is seen by the router and by the client. */
+export interface UpstreamFailure {
+  /** try the next candidate (5xx, 429, auth trouble on our side) */
+  retryable: boolean;
+  /** what the client receives when no candidate is left */
+  error: GatewayError;
+}
+
+export interface OperationCodec<Call, Result = never> {
+  prepare(call: Call, target: TargetInfo): UpstreamRequest;
+  /** may throw a GatewayError for a 2xx answer that is a refusal (e.g. every image filtered) */
+  decode(call: Call, target: TargetInfo, body: Uint8Array): DecodedResponse<Result>;
+  relay?(call: Call, target: TargetInfo): StreamRelay;
+  /** binary answers: when present, the upstream body is relayed to the client chunk by chunk */
+  bytes?(call: Call, target: TargetInfo, headers: Record<string, string | string[] | undefined>): ByteStream;
+  mapError(status: number, body: Uint8Array, headers: Record<string, string | string[] | undefined>): UpstreamFailure;
+}
+
+/** A chat request in the IR (the OpenAI chat shape), validated already, and how to answer it. */
+export interface ChatCall {
+  body: IrChatRequest;
+  stream: boolean;
+  /** the client asked for the usage chunk (`stream_options.include_usage`) */
+  clientWantsUsage: boolean;
+  /** the client's dialect: encodes IR results; `dialect: 'openai'` allows a byte pass-through */
+  output: ChatOutput;
+  /** the client's output bound, or the gateway's default when it set none (vendors that require one send this) */
+  maxOutputTokens: number;
+  /** Unix seconds the request arrived: `created` of answers the gateway builds */
+  created: number;
+  /** settings the client dialect could not carry into the IR (see UpstreamRequest.warnings) */
+  warnings?: string[];
+}
+
+/**
+ * A native messages request (`POST /v1/messages`) as the client sent it. A provider of the
+ * messages family receives it untouched; any other provider receives `toChat()`, the same
+ * request in the IR, through the messages bridge.
+ */
+export interface MessagesCall {
+  body: Record<string, unknown>;
+  stream: boolean;
+  /** the API version the client asked for (`native-version` or its vendor spelling) */
+  nativeVersion: string;
+  /** feature flags the client asked for, passed on to a native upstream */
+  nativeBeta: string | undefined;
+  /** the request in the IR, translated on first use (a 400 when it cannot be) */
+  toChat(): ChatCall;
+}
+
+/** `POST /v1/messages/count_tokens`, passed through to a native upstream. */
+export interface CountTokensCall {
+  body: Record<string, unknown>;
+  nativeVersion: string;
+  nativeBeta: string | undefined;
+}
+
+export interface CompletionsCall {
+  body: Record<string, unknown>;
+  stream: boolean;
+  clientWantsUsage: boolean;
+}
+
+export interface EmbeddingsCall {
+  body: Record<string, unknown>;
+  /** the format the client asked for; the upstream may be asked for another */
+  encodingFormat: 'float' | 'base64';
+}
+
+export type ChatCodec = OperationCodec<ChatCall>;
+export type MessagesCodec = OperationCodec<MessagesCall>;
+export type CountTokensCodec = OperationCodec<CountTokensCall>;
+export type CompletionsCodec = OperationCodec<CompletionsCall>;
+export type EmbeddingsCodec = OperationCodec<EmbeddingsCall>;
+
+export type TranscriptionCodec = OperationCodec<TranscriptionCall>;
+export type SpeechCodec = OperationCodec<SpeechCall>;
+export type ImagesCodec = OperationCodec<ImageGenerationCall, ImageResult>;
+export type ImageEditsCodec = OperationCodec<ImageEditCall, ImageResult>;
+export type ModerationsCodec = OperationCodec<ModerationCall>;
+export type RerankCodec = OperationCodec<RerankCall, RerankResult>;
+
+/** Where a finished job's upstream state lives: enough for the worker to poll it later. */
+export interface JobRef {
+  upstreamId: string;
+  upstreamModel: string;
+}
+
+/**
+ * Video generation is a job: `submit` goes through the pipeline like any operation (the hold
+ * then passes to the job); the background worker calls `poll` until the job ends and
+ * `download` for the finished video.
+ */
+export interface VideoCodec extends OperationCodec<VideoCall, VideoSubmitted> {
+  poll: {
+    prepare(job: JobRef): UpstreamRequest;
+    decode(job: JobRef, body: Uint8Array): VideoPoll;
+  };
+  /** the request that fetches a finished video, when the poll answer named an upstream path */
+  download(job: JobRef, path: string): UpstreamRequest;
+}

@@ -1,0 +1,143 @@
+import type { FastifyReply } from 'fastify';
+import { GatewayError, upstreamUnavailable } from '../core/errors.ts';
+import { emptyUsage } from '../core/usage.ts';
+import type { Gateway } from '../gateway.ts';
+import { SseDecoder } from '../vendors/_kit/sse.ts';
+import { KeepAliveTicker, StreamSink } from './client-sink.ts';
+import type { StreamRelay } from './codec.ts';
+import type { RequestOutcome } from './request-record.ts';
+import type { Candidate } from './router.ts';
+import type { OperationRequest, RequestContext } from './run-operation.ts';
+import { UpstreamTransportError } from './upstream-client.ts';
+
+/** Thrown inside an attempt when the client left: no failover, no error answer. */
+export class ClientGone extends Error {}
+
+/**
+ * done: the answer went to the client; retry: this provider failed, try the next one; unable:
+ * this provider's family cannot honour the request (nothing was sent), another family may.
+ */
+export type AttemptResult = { kind: 'done' } | { kind: 'retry'; error: GatewayError } | { kind: 'unable'; error: GatewayError };
+
+export type UpstreamBodyStream = AsyncIterable<Uint8Array> & { destroy(): void };
+
+/** Everything one attempt at one provider works with. */
+export interface AttemptScope<Call, Result> {
+  gateway: Gateway;
+  ctx: RequestContext;
+  op: OperationRequest<Call, Result>;
+  provider: Candidate['provider'];
+  providerLabel: string;
+  reply: FastifyReply;
+  outcome: RequestOutcome;
+  clientGone: AbortSignal;
+  /** the provider's circuit breaker, for this attempt (tells its result from stragglers') */
+  health: { report(ok: boolean): void; cancelProbe(): void };
+}
+
+export const keepAlive = new KeepAliveTicker();
+
+/** An SSE answer: relayed event by event through the codec's relay, usage watched on the side. */
+export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result>, relay: StreamRelay, body: UpstreamBodyStream): Promise<AttemptResult> {
+  const { gateway, ctx, op, reply, outcome, provider, providerLabel, clientGone } = scope;
+  const sink = new StreamSink(reply.raw);
+  const decoder = new SseDecoder();
+  const commit = () => {
+    reply.hijack();
+    sink.commit(ctx.responseHeaders);
+    keepAlive.add(sink);
+  };
+  const finish = (text: string) => {
+    keepAlive.delete(sink);
+    sink.end(text);
+  };
+
+  try {
+    for await (const chunk of body) {
+      let out = '';
+      for (const event of decoder.push(chunk)) {
+        out += relay.onEvent(event);
+        if (relay.failed) break;
+      }
+      if (relay.failed) break;
+      if (out.length > 0) {
+        if (!sink.committed) commit();
+        await sink.write(out);
+        if (clientGone.aborted) break;
+      }
+    }
+    if (!relay.failed && !clientGone.aborted) {
+      let tail = '';
+      for (const event of decoder.end()) tail += relay.onEvent(event);
+      if (tail.length > 0 && !relay.failed) {
+        if (!sink.committed) commit();
+        await sink.write(tail);
+      }
+    }
+  } catch (error) {
+    if (!clientGone.aborted) {
+      if (!sink.committed) return transportFailure(scope, error);
+      const failure = upstreamUnavailable('The upstream provider stopped responding mid-stream.', 502, 'upstream_stream_interrupted');
+      gateway.metrics.upstreamFailures.inc({ provider: providerLabel, reason: 'stream_interrupted' });
+      scope.health.report(false);
+      outcome.status = 502;
+      outcome.error = failure.type;
+      finish(relay.errorEvent(failure));
+      return { kind: 'done' };
+    }
+  } finally {
+    body.destroy();
+  }
+
+  if (clientGone.aborted) {
+    // the client left: bill what reached it; the vendor's usage if it came, else a local count.
+    // Vendors that report usage as the stream goes (input up front, output later) may have
+    // reported less output than was delivered: the larger of the two is billed.
+    keepAlive.delete(sink);
+    scope.health.cancelProbe();
+    const reported = relay.end().usage;
+    const delivered = relay.deliveredOutputTokens();
+    outcome.status = 499;
+    outcome.usage = reported
+      ? { ...reported, outputTokens: Math.max(reported.outputTokens, delivered) }
+      : { ...emptyUsage(), inputTokens: op.estimate.inputTokens, outputTokens: delivered };
+    outcome.estimated = reported === null || delivered > reported.outputTokens;
+    return { kind: 'done' };
+  }
+
+  const end = relay.end();
+  const failure = relay.failed ?? (end.complete ? undefined : upstreamUnavailable('The upstream provider ended the stream early.', 502, 'upstream_stream_truncated'));
+  if (failure) {
+    scope.health.report(false);
+    gateway.metrics.upstreamFailures.inc({ provider: providerLabel, reason: 'stream_failed' });
+    if (!sink.committed) return { kind: 'retry', error: failure };
+    // never end a broken stream as if it were complete: an in-band error, no terminator, no charge
+    outcome.status = 502;
+    outcome.error = failure.type;
+    finish(relay.errorEvent(failure));
+    return { kind: 'done' };
+  }
+
+  scope.health.report(true);
+  if (!sink.committed) commit();
+  outcome.status = 200;
+  outcome.usage = end.usage ?? { ...emptyUsage(), inputTokens: op.estimate.inputTokens, outputTokens: relay.deliveredOutputTokens() };
+  outcome.estimated = end.usage === null;
+  finish(end.trailer);
+  return { kind: 'done' };
+}
+
+export function transportFailure<Call, Result>(scope: AttemptScope<Call, Result>, error: unknown): AttemptResult {
+  const { gateway, provider, providerLabel } = scope;
+  scope.health.report(false);
+  const kind = error instanceof UpstreamTransportError ? error.kind : 'network';
+  gateway.metrics.upstreamFailures.inc({ provider: providerLabel, reason: kind });
+  gateway.log.warn({ provider: provider.record.id, reason: kind }, 'upstream transport failure; trying the next provider');
+  const message =
+    kind === 'timeout'
+      ? 'The upstream provider timed out. Retry later.'
+      : kind === 'connect'
+        ? 'The upstream provider could not be reached. Retry later.'
+        : 'The connection to the upstream provider failed. Retry later.';
+  return { kind: 'retry', error: upstreamUnavailable(message, kind === 'timeout' ? 504 : 502, `upstream_${kind}`) };
+}

@@ -1,0 +1,73 @@
+import { nanoToUsd } from '../core/money.ts';
+import type { Usage } from '../core/usage.ts';
+import type { Gateway } from '../gateway.ts';
+import type { RequestContext } from './run-operation.ts';
+
+export interface RequestOutcome {
+  status: number;
+  /** what is billed; null = nothing */
+  usage: Usage | null;
+  /** usage was counted locally because the vendor never reported it */
+  estimated: boolean;
+  providerId: string | null;
+  error: string | null;
+  costNano: number;
+}
+
+/** After settlement: one usage row (written behind), one log line, the metrics. */
+export function recordRequest(gateway: Gateway, ctx: RequestContext, endpoint: string, model: string, outcome: RequestOutcome): void {
+  const now = Date.now();
+  const latencyMs = now - ctx.startedAt;
+  const usage = outcome.usage;
+  const key = ctx.principal.key;
+  gateway.sync.recordUsage({
+    request_id: ctx.requestId,
+    created_at: now,
+    account_id: ctx.principal.accountId,
+    key_id: key.id,
+    model,
+    endpoint,
+    provider_id: outcome.providerId,
+    status: outcome.status,
+    prompt_tokens: usage?.inputTokens ?? 0,
+    completion_tokens: usage?.outputTokens ?? 0,
+    cached_tokens: usage?.cachedInputTokens ?? 0,
+    units: usage?.units ?? 0,
+    cost_nano: outcome.costNano,
+    latency_ms: latencyMs,
+    estimated: outcome.estimated ? 1 : 0,
+    error_type: outcome.error,
+    session_id: null,
+  });
+  gateway.sync.touchKey({ keyId: key.id, lastUsedAt: now });
+
+  const costUsd = nanoToUsd(outcome.costNano);
+  gateway.log.info(
+    {
+      reqId: ctx.requestId,
+      keyId: key.id,
+      accountId: ctx.principal.accountId,
+      endpoint,
+      model,
+      provider: outcome.providerId,
+      status: outcome.status,
+      promptTokens: usage?.inputTokens ?? 0,
+      completionTokens: usage?.outputTokens ?? 0,
+      cachedTokens: usage?.cachedInputTokens ?? 0,
+      costUsd,
+      estimated: outcome.estimated,
+      latencyMs,
+      ...(outcome.error && { error: outcome.error }),
+    },
+    'request',
+  );
+
+  const m = gateway.metrics;
+  m.requests.inc({ endpoint, status: String(outcome.status) });
+  m.latency.observe({ endpoint }, latencyMs / 1000);
+  if (usage) {
+    m.tokens.inc({ model, direction: 'input' }, usage.inputTokens);
+    m.tokens.inc({ model, direction: 'output' }, usage.outputTokens);
+    if (outcome.costNano > 0) m.cost.inc({ model }, costUsd);
+  }
+}

@@ -1,0 +1,303 @@
+import type { FastifyReply } from 'fastify';
+import type { Principal } from '../auth/key-store.ts';
+import type { Hold } from '../billing/ledger.ts';
+import type { SharedHold } from '../billing/shared-holds.ts';
+import { priceOf, type Meter, type Pricing } from '../catalogue/pricing.ts';
+import { GatewayError, modelNotFound, serverError, upstreamUnavailable } from '../core/errors.ts';
+import { emptyUsage } from '../core/usage.ts';
+import type { Gateway } from '../gateway.ts';
+import { authHeaders } from './auth-headers.ts';
+import type { DecodedResponse, OperationCodec, TargetInfo } from './codec.ts';
+import { readBody } from './read-body.ts';
+import { relayBytes } from './relay-bytes.ts';
+import { ClientGone, relayStream, transportFailure, type AttemptResult, type AttemptScope } from './relay-sse.ts';
+import { recordRequest, type RequestOutcome } from './request-record.ts';
+import type { Candidate, OperationName } from './router.ts';
+import { countTextTokens } from './token-counter.ts';
+
+export interface OperationRequest<Call, Result = never> {
+  operation: OperationName;
+  /** the public path, for logs and usage rows */
+  endpoint: string;
+  model: string;
+  call: Call;
+  stream: boolean;
+  /**
+   * Upper bounds used for the reservation and the tokens-per-minute limit (`units` as the meter
+   * counts them). `inputTokens` may be computed lazily (a getter) when a cheap
+   * `inputTokensUpperBound` is given: the exact count is then made only when it matters.
+   */
+  estimate: { inputTokens: number; outputTokens: number; units?: number; inputTokensUpperBound?: number };
+  /** what `usage.units` counts and how it is priced; default: tokens only */
+  meter?: Meter;
+  /** a longer wait for the upstream's response headers than the provider's (images, audio, video) */
+  firstByteTimeoutMs?: number;
+  /**
+   * Turns a decoded answer into the client's (needs I/O or a dialect's shape: stored images,
+   * native predictions, video jobs). Runs before anything is charged: when it throws, nothing is.
+   */
+  respond?: (decoded: DecodedResponse<Result>, info: { target: TargetInfo; hold: Hold }) => Promise<Responded>;
+  /** serves the operation with another operation's codec where a provider's family lacks it */
+  bridge?: OperationBridge<Call>;
+}
+
+/**
+ * Lets a provider whose family lacks an operation serve it through another one: the messages
+ * format through chat, translated both ways. The bridge is the client dialect's business; the
+ * pipeline only asks it for a codec.
+ */
+export interface OperationBridge<Call> {
+  via: OperationName;
+  codecFor(viaCodec: OperationCodec<never>): OperationCodec<Call>;
+}
+
+export interface Responded {
+  body: string | Uint8Array;
+  contentType: string;
+  status?: number;
+  /** a job took the reservation over and will settle or release it itself */
+  holdTaken?: boolean;
+}
+
+export interface RequestContext {
+  requestId: string;
+  principal: Principal;
+  /** headers every answer carries (x-request-id) */
+  responseHeaders: Record<string, string>;
+  startedAt: number;
+}
+
+const MAX_ERROR_BODY = 64 * 1024;
+/** the cheap prompt bound is reserved only while the headroom covers this many of it */
+const COMFORTABLE_HEADROOM = 16;
+
+/**
+ * One request from admission to settlement: route, reserve, try candidates in order (failing
+ * over only before the client received a byte), relay the answer, then settle exactly once —
+ * the delivered usage is charged, everything else released; upstream failures cost nothing.
+ */
+export async function runOperation<Call, Result = never>(
+  gateway: Gateway,
+  ctx: RequestContext,
+  op: OperationRequest<Call, Result>,
+  reply: FastifyReply,
+): Promise<void> {
+  const key = ctx.principal.key;
+  const outcome: RequestOutcome = { status: 0, usage: null, estimated: false, providerId: null, error: null, costNano: 0 };
+  const state: { hold: Hold | undefined; holdTaken: boolean } = { hold: undefined, holdTaken: false };
+  let sharedHold: SharedHold | undefined;
+  let admittedTokens = 0;
+  const model = gateway.catalogue.get(op.model);
+  const clientGone = new AbortController();
+  const onClose = () => {
+    if (!reply.raw.writableFinished) clientGone.abort();
+  };
+  reply.raw.once('close', onClose);
+
+  try {
+    const candidates = gateway.router.candidates(op.model, op.operation, op.bridge?.via);
+    if (candidates.length === 0) {
+      throw modelNotFound(op.model);
+    }
+    // the exact prompt count only where it decides something: a tokens-per-minute limit
+    const estimatedTokens = key.tpm === null ? 0 : op.estimate.inputTokens + op.estimate.outputTokens;
+    const rateHeaders = await gateway.limiter.admit(key, estimatedTokens);
+    admittedTokens = estimatedTokens;
+    Object.assign(ctx.responseHeaders, rateHeaders);
+    const upperBound = reservationFor(gateway, ctx, op, model.pricing);
+    state.hold = gateway.ledger.reserve(ctx.principal.accountId, key, upperBound);
+    sharedHold = await gateway.sharedHolds?.acquire(ctx.principal.accountId, upperBound, gateway.ledger.balance(ctx.principal.accountId) ?? 0);
+
+    let lastFailure: GatewayError | undefined;
+    // a family's refusal is the answer only when no provider failed for another reason
+    let refusal: GatewayError | undefined;
+    let attempts = 0;
+    const skipped: Candidate[] = [];
+    const scopeFor = (candidate: Candidate, admittedAt = Date.now()): AttemptScope<Call, Result> => ({
+      gateway,
+      ctx,
+      op,
+      provider: candidate.provider,
+      providerLabel: candidate.provider.record.name,
+      reply,
+      outcome,
+      clientGone: clientGone.signal,
+      health: {
+        report: (ok) => candidate.provider.breaker.record(ok, Date.now(), admittedAt),
+        cancelProbe: () => candidate.provider.breaker.cancelProbe(),
+      },
+    });
+    for (const candidate of candidates) {
+      if (attempts >= gateway.config.upstream.maxAttempts) break;
+      if (!candidate.provider.breaker.allows()) {
+        skipped.push(candidate);
+        continue;
+      }
+      const result = await attempt(scopeFor(candidate), candidate, state);
+      if (result.kind === 'done') return;
+      if (result.kind === 'unable') {
+        refusal ??= result.error;
+        continue;
+      }
+      attempts++;
+      lastFailure = result.error;
+    }
+    // every provider's circuit is open: rather than refuse outright, try the best one anyway
+    if (attempts === 0 && skipped[0]) {
+      const result = await attempt(scopeFor(skipped[0]), skipped[0], state);
+      if (result.kind === 'done') return;
+      if (result.kind === 'unable') refusal ??= result.error;
+      else lastFailure = result.error;
+    }
+    throw lastFailure ?? refusal ?? upstreamUnavailable('No provider could serve this request. Retry later.');
+  } catch (error) {
+    if (error instanceof ClientGone) {
+      outcome.status = 499;
+      return;
+    }
+    outcome.status = error instanceof GatewayError ? error.status : 500;
+    outcome.error = error instanceof GatewayError ? error.type : 'server_error';
+    throw error;
+  } finally {
+    reply.raw.off('close', onClose);
+    gateway.sharedHolds?.release(sharedHold);
+    const hold = state.hold;
+    if (hold && !state.holdTaken) {
+      if (outcome.usage) {
+        outcome.costNano = priceOf(model.pricing, outcome.usage, op.meter);
+        gateway.ledger.settle(hold, outcome.costNano, { entryKey: `charge:${ctx.requestId}`, requestId: ctx.requestId });
+      } else {
+        gateway.ledger.release(hold);
+      }
+    }
+    if (admittedTokens > 0) {
+      const used = outcome.usage ? outcome.usage.inputTokens + outcome.usage.outputTokens : 0;
+      gateway.limiter.refundTokens(key, admittedTokens - used);
+    }
+    recordRequest(gateway, ctx, op.endpoint, op.model, outcome);
+  }
+}
+
+async function attempt<Call, Result>(
+  scope: AttemptScope<Call, Result>,
+  candidate: Candidate,
+  state: { hold: Hold | undefined; holdTaken: boolean },
+): Promise<AttemptResult> {
+  const { gateway, op, provider, providerLabel, reply, outcome, clientGone } = scope;
+  const codec = codecOf(provider, op);
+  const target: TargetInfo = { providerId: provider.record.id, upstreamModel: candidate.upstreamModel, publicModel: op.model };
+  let request;
+  try {
+    request = codec.prepare(op.call, target);
+  } catch (error) {
+    // this family cannot honour the request (a setting it lacks): another family may
+    if (error instanceof GatewayError && error.status < 500) {
+      scope.health.cancelProbe();
+      return { kind: 'unable', error };
+    }
+    throw error;
+  }
+  // settings the family dropped or clamped are named in a warning header
+  if (request.warnings?.length) {
+    scope = { ...scope, ctx: { ...scope.ctx, responseHeaders: { ...scope.ctx.responseHeaders, 'x-modelgate-warning': request.warnings.join('; ') } } };
+  }
+  const ctx = scope.ctx;
+  outcome.providerId = provider.record.id;
+
+  const sent = performance.now();
+  let response;
+  try {
+    response = await gateway.upstream.send(provider.upstream, {
+      method: request.method ?? 'POST',
+      path: request.path,
+      headers: { 'content-type': 'application/json', ...authHeaders(provider.adapter.manifest.auth, provider.record.apiKey), ...request.headers },
+      body: request.body,
+      signal: clientGone,
+      ...(op.firstByteTimeoutMs !== undefined && { firstByteMs: op.firstByteTimeoutMs }),
+    });
+  } catch (error) {
+    if (clientGone.aborted) return chargePromptOnAbort(scope);
+    return transportFailure(scope, error);
+  }
+  gateway.metrics.upstreamLatency.observe({ provider: providerLabel }, (performance.now() - sent) / 1000);
+
+  if (response.status >= 400) {
+    const body = await readBody(response.body, MAX_ERROR_BODY).catch(() => new Uint8Array());
+    const failure = codec.mapError(response.status, body, response.headers);
+    // a request the vendor rejects says nothing about the vendor's health
+    scope.health.report(!failure.retryable);
+    if (!failure.retryable) throw failure.error;
+    gateway.metrics.upstreamFailures.inc({ provider: providerLabel, reason: `http_${response.status}` });
+    gateway.log.warn({ reqId: ctx.requestId, provider: provider.record.id, status: response.status }, 'upstream answered with an error; trying the next provider');
+    return { kind: 'retry', error: failure.error };
+  }
+
+  if (codec.bytes) return relayBytes(scope, codec.bytes(op.call, target, response.headers), response.body);
+  if (op.stream && codec.relay) return relayStream(scope, codec.relay(op.call, target), response.body);
+
+  let raw: Uint8Array;
+  try {
+    raw = await readBody(response.body);
+  } catch (error) {
+    if (clientGone.aborted) return chargePromptOnAbort(scope);
+    return transportFailure(scope, error);
+  }
+  const decoded = codec.decode(op.call, target, raw);
+  scope.health.report(true);
+  let answer: Responded;
+  if (op.respond) {
+    answer = await op.respond(decoded, { target, hold: state.hold! });
+    state.holdTaken = answer.holdTaken === true;
+  } else {
+    if (decoded.body === undefined) throw serverError();
+    answer = { body: decoded.body, contentType: decoded.contentType ?? 'application/json' };
+  }
+  const status = answer.status ?? response.status;
+  outcome.status = status;
+  if (!state.holdTaken) {
+    outcome.usage = decoded.usage ?? {
+      ...emptyUsage(),
+      inputTokens: op.estimate.inputTokens,
+      outputTokens: countTextTokens(decoded.outputText ?? ''),
+    };
+    outcome.estimated = decoded.usage === null;
+  }
+  reply.code(status).headers(ctx.responseHeaders).header('content-type', answer.contentType).send(answer.body);
+  return { kind: 'done' };
+}
+
+/**
+ * The reservation: the cheap prompt bound when the account could cover many such requests at
+ * once, else the exact local count — near the limit an over-estimate would refuse requests (or
+ * crowd out concurrent ones) that fit.
+ */
+function reservationFor<Call, Result>(gateway: Gateway, ctx: RequestContext, op: OperationRequest<Call, Result>, pricing: Pricing): number {
+  const price = (inputTokens: number) =>
+    priceOf(pricing, { ...emptyUsage(), inputTokens, outputTokens: op.estimate.outputTokens, units: op.estimate.units ?? 0 }, op.meter);
+  const cheap = op.estimate.inputTokensUpperBound;
+  if (cheap !== undefined) {
+    const bound = price(cheap);
+    if (bound * COMFORTABLE_HEADROOM <= gateway.ledger.headroom(ctx.principal.accountId, ctx.principal.key)) return bound;
+  }
+  return price(op.estimate.inputTokens);
+}
+
+/** The family's own codec for the operation, or the bridge's adaptation of the one it goes through. */
+function codecOf<Call, Result>(provider: Candidate['provider'], op: OperationRequest<Call, Result>): OperationCodec<Call, Result> {
+  const own = provider.adapter.operations[op.operation];
+  if (own) return own as unknown as OperationCodec<Call, Result>;
+  const via = op.bridge && provider.adapter.operations[op.bridge.via];
+  if (!op.bridge || !via) throw new Error(`provider ${provider.record.id} cannot serve ${op.operation}`);
+  return op.bridge.codecFor(via as unknown as OperationCodec<never>) as unknown as OperationCodec<Call, Result>;
+}
+
+/**
+ * The client left before any answer reached it, after the request went upstream: the vendor
+ * has processed (and bills) the prompt, so the prompt is charged, counted locally.
+ */
+function chargePromptOnAbort<Call, Result>(scope: AttemptScope<Call, Result>): never {
+  scope.health.cancelProbe();
+  scope.outcome.usage = { ...emptyUsage(), inputTokens: scope.op.estimate.inputTokens };
+  scope.outcome.estimated = true;
+  throw new ClientGone();
+}

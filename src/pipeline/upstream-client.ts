@@ -1,0 +1,137 @@
+import { Pool, type Dispatcher } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
+
+export interface Timeouts {
+  connectMs: number;
+  /** from sending the request to the response headers (a stream's headers come with its first byte) */
+  firstByteMs: number;
+  /** longest silence between two body chunks */
+  idleMs: number;
+}
+
+export interface UpstreamTarget {
+  /** pool identity: one keep-alive pool per provider and base URL */
+  poolKey: string;
+  baseUrl: string;
+  maxConnections: number;
+  timeouts: Timeouts;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Dispatcher.ResponseData['body'];
+}
+
+/** A transport-level failure: nothing came back, or the connection broke before headers. */
+export class UpstreamTransportError extends Error {
+  readonly kind: 'connect' | 'timeout' | 'network';
+  constructor(kind: 'connect' | 'timeout' | 'network', message: string) {
+    super(message);
+    this.name = 'UpstreamTransportError';
+    this.kind = kind;
+  }
+}
+
+interface PoolEntry {
+  baseUrl: string;
+  origin: string;
+  basePath: string;
+  pool: Pool;
+}
+
+/**
+ * Sends requests to upstream vendors over undici keep-alive pools (one per provider).
+ * The base URL may carry a path (`https://host/v1`): request paths are appended to it.
+ */
+export class UpstreamClient {
+  private readonly pools = new Map<string, PoolEntry>();
+
+  async send(
+    target: UpstreamTarget,
+    request: {
+      method: string;
+      path: string;
+      headers: Record<string, string>;
+      body?: string | Uint8Array | AsyncIterable<Uint8Array>;
+      signal: AbortSignal;
+      /** a longer wait for response headers than the provider's (slow operations such as images) */
+      firstByteMs?: number;
+    },
+  ): Promise<UpstreamResponse> {
+    const entry = this.poolFor(target);
+    try {
+      const response = await entry.pool.request({
+        method: request.method as Dispatcher.HttpMethod,
+        path: resolvePath(entry, request.path),
+        headers: request.headers,
+        body: request.body as Dispatcher.RequestOptions['body'],
+        signal: request.signal,
+        headersTimeout: Math.max(target.timeouts.firstByteMs, request.firstByteMs ?? 0),
+        bodyTimeout: target.timeouts.idleMs,
+      });
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    } catch (error) {
+      throw classify(error);
+    }
+  }
+
+  /** Drops the pool of a provider that changed its base URL or was removed. */
+  forget(poolKey: string): void {
+    const entry = this.pools.get(poolKey);
+    if (!entry) return;
+    this.pools.delete(poolKey);
+    void entry.pool.close().catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(all.map((e) => e.pool.destroy().catch(() => undefined)));
+  }
+
+  private poolFor(target: UpstreamTarget): PoolEntry {
+    const existing = this.pools.get(target.poolKey);
+    if (existing && existing.baseUrl === target.baseUrl) return existing;
+    if (existing) this.forget(target.poolKey);
+    const url = new URL(target.baseUrl);
+    const entry: PoolEntry = {
+      baseUrl: target.baseUrl,
+      origin: url.origin,
+      basePath: url.pathname.replace(/\/+$/, ''),
+      pool: new Pool(url.origin, {
+        connections: target.maxConnections,
+        pipelining: 1,
+        keepAliveTimeout: 30_000,
+        connect: { timeout: target.timeouts.connectMs },
+      }),
+    };
+    this.pools.set(target.poolKey, entry);
+    return entry;
+  }
+}
+
+/**
+ * A path is appended to the base URL's path; an absolute URL (a vendor's download link) is
+ * accepted only on the provider's own origin, so the provider's credentials go nowhere else.
+ */
+function resolvePath(entry: PoolEntry, path: string): string {
+  if (!/^https?:\/\//i.test(path)) return entry.basePath + path;
+  const url = new URL(path);
+  if (url.origin !== entry.origin) throw new UpstreamTransportError('network', `refusing to send provider credentials to another origin (${url.origin})`);
+  return url.pathname + url.search;
+}
+
+/** Maps undici and socket errors to the three transport failures the router reasons about. */
+export function classify(error: unknown): Error {
+  if (error instanceof UpstreamTransportError) return error;
+  const code = (error as { code?: string } | null)?.code ?? '';
+  const name = (error as { name?: string } | null)?.name ?? '';
+  if (name === 'AbortError' || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR') return error as Error;
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return new UpstreamTransportError('connect', 'connect timeout');
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new UpstreamTransportError('timeout', 'upstream timed out');
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') {
+    return new UpstreamTransportError('connect', `cannot connect (${code})`);
+  }
+  return new UpstreamTransportError('network', `upstream connection failed${code ? ` (${code})` : ''}`);
+}

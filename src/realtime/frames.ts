@@ -1,0 +1,81 @@
+// Frame-level helpers of the realtime relay: reading an event's type cheaply, the gateway's own
+// `error` events, and close codes that may be sent on the wire.
+import { randomBytes } from 'node:crypto';
+import type { GatewayError } from '../core/errors.ts';
+import { isObject, type Json } from './translate/shapes.ts';
+
+const TYPE_PREFIX = '{"type":"';
+
+/**
+ * The `type` of a frame whose JSON starts with it, as every SDK and vendor writes them, without
+ * parsing the (possibly megabyte-sized) rest. undefined: parse the frame to know.
+ */
+export function sniffType(text: string): string | undefined {
+  if (!text.startsWith(TYPE_PREFIX)) return undefined;
+  const end = text.indexOf('"', TYPE_PREFIX.length);
+  if (end < 0 || end - TYPE_PREFIX.length > 100) return undefined;
+  const type = text.slice(TYPE_PREFIX.length, end);
+  return type.includes('\\') ? undefined : type;
+}
+
+const AUDIO_KEY = Buffer.from('"audio":"');
+const QUOTE = 0x22;
+const CLOSE_BRACE = 0x7d;
+
+/**
+ * The base64 length of an `input_audio_buffer.append` frame, read without decoding its audio: the
+ * frame must end with the audio string (`…"audio":"<no quote>"}`), and everything before the audio
+ * is parsed as JSON, so the type the upstream will read is the one checked here (a second "type"
+ * key cannot hide behind the audio). undefined: not such a frame, parse it.
+ */
+export function audioAppendLength(frame: Buffer): number | undefined {
+  const at = frame.indexOf(AUDIO_KEY);
+  if (at < 0 || at > 256) return undefined;
+  const start = at + AUDIO_KEY.length;
+  const end = frame.indexOf(QUOTE, start);
+  if (end !== frame.length - 2 || frame[frame.length - 1] !== CLOSE_BRACE) return undefined;
+  const head = parseEvent(`${frame.toString('utf8', 0, at)}"audio":""}`);
+  return head?.type === 'input_audio_buffer.append' ? end - start : undefined;
+}
+
+/** A text frame as a JSON object with a string type; undefined when it is not one. */
+export function parseEvent(text: string): Json | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isObject(value) && typeof value.type === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const newEventId = (): string => `event_gw_${randomBytes(9).toString('base64url')}`;
+
+/** The `error` server event (same shape in both generations) carrying a gateway error. */
+export function errorEvent(error: GatewayError, clientEventId: string | null = null): string {
+  return JSON.stringify({
+    type: 'error',
+    event_id: newEventId(),
+    error: { type: error.type, code: error.code, message: error.message, param: error.param, event_id: clientEventId },
+  });
+}
+
+/** Close codes of the gateway (README, Realtime). */
+export const CLOSE = {
+  normal: 1000,
+  goingAway: 1001,
+  policy: 1008,
+  tooBig: 1009,
+  internal: 1011,
+} as const;
+
+/** Codes an endpoint may put in a close frame (RFC 6455 §7.4; 1005/1006/1015 are never sent). */
+export function isSendableCode(code: number): boolean {
+  return (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999);
+}
+
+/** Close reasons are limited to 123 bytes of UTF-8. */
+export function closeReason(reason: string): string {
+  const bytes = Buffer.from(reason, 'utf8');
+  if (bytes.length <= 123) return reason;
+  return bytes.subarray(0, 123).toString('utf8').replace(/\uFFFD$/, '');
+}

@@ -1,0 +1,94 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+import pg from 'pg';
+import type { DialectName } from './dialect-name.ts';
+import { initialMigration } from './migrations/001-initial.ts';
+import { mediaMigration } from './migrations/002-media.ts';
+import { consoleMigration } from './migrations/003-console.ts';
+import type { Database } from './schema.ts';
+import { nodeSqliteDialect } from './sqlite-dialect.ts';
+
+export interface Store {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  /** the PostgreSQL schema named by the URL's `schema` parameter, if any */
+  schema?: string;
+  /** the file of an embedded database (`:memory:` for an in-memory one) */
+  sqlitePath?: string;
+  /** human-readable location for the start-up line; never contains a password */
+  describe: string;
+  close(): Promise<void>;
+}
+
+// int8 (bigint) columns hold money and times; every value we store fits a JS number exactly.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+/**
+ * Opens `sqlite:<path>` (embedded; `sqlite::memory:` for tests) or `postgres://…`, and brings
+ * the schema up to date. A `schema` query parameter on a PostgreSQL URL isolates the tables in
+ * that schema (tests use it to run side by side in one database).
+ */
+export async function openStore(url: string): Promise<Store> {
+  const opened = url.startsWith('sqlite:') ? openSqlite(url) : await openPostgres(url);
+  const { dialect, db, describe, migrationSchema } = opened;
+  const store: Store = { db, dialect, describe, ...('path' in opened && { sqlitePath: opened.path }), close: () => db.destroy() };
+  await migrate(store, migrationSchema);
+  return store;
+}
+
+function openSqlite(url: string) {
+  const path = url.slice('sqlite:'.length) || './data/modelgate.db';
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Kysely<Database>({ dialect: nodeSqliteDialect(path) });
+  return { dialect: 'sqlite' as const, db, describe: `sqlite:${path}`, migrationSchema: undefined, path };
+}
+
+async function openPostgres(url: string) {
+  if (!/^postgres(ql)?:\/\//.test(url)) throw new Error(`DATABASE_URL must start with sqlite: or postgres:// (got ${url.split(':')[0]}:…)`);
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema');
+  parsed.searchParams.delete('schema');
+  if (schema && !/^[a-z_][a-z0-9_]*$/i.test(schema)) throw new Error('DATABASE_URL schema parameter must be an identifier');
+  const connectionString = parsed.toString();
+  if (schema) {
+    const setup = new pg.Client({ connectionString });
+    await setup.connect();
+    try {
+      await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    } finally {
+      await setup.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString,
+    max: 10,
+    ...(schema ? { options: `-c search_path="${schema}"` } : {}),
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const where = `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}${schema ? ` (schema ${schema})` : ''}`;
+  // Kysely's migrator looks for its bookkeeping tables in every schema unless told which one, and
+  // would then skip creating them here when another schema of the database has them
+  const migrationSchema = schema ?? (await sql<{ name: string }>`select current_schema() as name`.execute(db)).rows[0]?.name;
+  return { dialect: 'postgres' as const, db, describe: `postgres://${where}`, migrationSchema };
+}
+
+async function migrate(store: Store, migrationSchema: string | undefined): Promise<void> {
+  const migrations: Record<string, Migration> = {
+    '001-initial': initialMigration(store.dialect),
+    '002-media': mediaMigration(),
+    '003-console': consoleMigration(),
+  };
+  const provider: MigrationProvider = { getMigrations: async () => migrations };
+  const migrator = new Migrator({ db: store.db, provider, ...(migrationSchema && { migrationTableSchema: migrationSchema }) });
+  for (let attempt = 1; ; attempt++) {
+    const { error } = await migrator.migrateToLatest();
+    if (!error) return;
+    // Kysely's existence checks read the catalogue of every schema: a schema or table dropped by
+    // someone else at that instant fails the query ("… does not exist"). Migrating again is safe.
+    const code = (error as { code?: string }).code;
+    const otherSchemaDropped = store.dialect === 'postgres' && (code === '3F000' || code === '42P01');
+    if (!otherSchemaDropped || attempt >= 5) throw error instanceof Error ? error : new Error(String(error));
+  }
+}

@@ -1,0 +1,27 @@
+// Worker thread that writes the write-behind batches of an embedded SQLite database on its own
+// connection. node:sqlite is synchronous: run on the event loop, a flush of a few hundred rows
+// stalls every request for milliseconds; here it runs beside it (WAL lets the main connection
+// keep reading). The SQL is the same repository code as on the main thread.
+import { parentPort, workerData } from 'node:worker_threads';
+import { Kysely } from 'kysely';
+import { ledgerRepository, type WriteBatch } from './repositories/ledger.ts';
+import type { Database } from './schema.ts';
+import { nodeSqliteDialect } from './sqlite-dialect.ts';
+
+export interface FlushRequest {
+  id: number;
+  batch: WriteBatch;
+}
+
+export type FlushReply = { id: number; written: string[] } | { id: number; error: string };
+
+const { path } = workerData as { path: string };
+const db = new Kysely<Database>({ dialect: nodeSqliteDialect(path) });
+const repository = ledgerRepository(db);
+
+parentPort!.on('message', (request: FlushRequest) => {
+  repository.flush(request.batch).then(
+    ({ written }) => parentPort!.postMessage({ id: request.id, written: [...written] } satisfies FlushReply),
+    (error: unknown) => parentPort!.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies FlushReply),
+  );
+});

@@ -1,0 +1,139 @@
+import type { Kysely } from 'kysely';
+import type { ApiKeyRow, Database } from '../schema.ts';
+import { nextSeq } from '../seq.ts';
+
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  name: string | null;
+  keyHash: string;
+  keyHint: string;
+  expiresAt: number | null;
+  disabled: boolean;
+  revoked: boolean;
+  models: string[] | null;
+  rpm: number | null;
+  tpm: number | null;
+  maxSpendNano: number | null;
+  spentNano: number;
+  lastUsedAt: number | null;
+  seq: number;
+  createdAt: number;
+}
+
+export type ApiKeyInput = Pick<ApiKeyRecord, 'id' | 'accountId' | 'name' | 'keyHash' | 'keyHint' | 'expiresAt' | 'models' | 'rpm' | 'tpm' | 'maxSpendNano'>;
+export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, 'name' | 'expiresAt' | 'disabled' | 'models' | 'rpm' | 'tpm' | 'maxSpendNano'>>;
+
+export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    keyHash: row.key_hash,
+    keyHint: row.key_hint,
+    expiresAt: row.expires_at,
+    disabled: row.disabled === 1,
+    revoked: row.revoked === 1,
+    models: row.models === null ? null : (JSON.parse(row.models) as string[]),
+    rpm: row.rpm,
+    tpm: row.tpm,
+    maxSpendNano: row.max_spend_nano,
+    spentNano: row.spent_nano,
+    lastUsedAt: row.last_used_at,
+    seq: row.seq,
+    createdAt: row.created_at,
+  };
+}
+
+export function apiKeysRepository(db: Kysely<Database>) {
+  return {
+    async insert(input: ApiKeyInput): Promise<ApiKeyRecord> {
+      const now = Date.now();
+      const row = await db.transaction().execute(async (trx) =>
+        trx
+          .insertInto('api_keys')
+          .values({
+            id: input.id,
+            account_id: input.accountId,
+            name: input.name,
+            key_hash: input.keyHash,
+            key_hint: input.keyHint,
+            expires_at: input.expiresAt,
+            models: input.models === null ? null : JSON.stringify(input.models),
+            rpm: input.rpm,
+            tpm: input.tpm,
+            max_spend_nano: input.maxSpendNano,
+            spent_nano: 0,
+            last_used_at: null,
+            seq: await nextSeq(trx),
+            created_at: now,
+            updated_at: now,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow(),
+      );
+      return toApiKeyRecord(row);
+    },
+
+    async update(id: string, patch: ApiKeyPatch & { revoked?: boolean }): Promise<ApiKeyRecord | undefined> {
+      const row = await db.transaction().execute(async (trx) =>
+        trx
+          .updateTable('api_keys')
+          .set({
+            ...(patch.name !== undefined && { name: patch.name }),
+            ...(patch.expiresAt !== undefined && { expires_at: patch.expiresAt }),
+            ...(patch.disabled !== undefined && { disabled: patch.disabled ? 1 : 0 }),
+            ...(patch.revoked !== undefined && { revoked: patch.revoked ? 1 : 0 }),
+            ...(patch.models !== undefined && { models: patch.models === null ? null : JSON.stringify(patch.models) }),
+            ...(patch.rpm !== undefined && { rpm: patch.rpm }),
+            ...(patch.tpm !== undefined && { tpm: patch.tpm }),
+            ...(patch.maxSpendNano !== undefined && { max_spend_nano: patch.maxSpendNano }),
+            seq: await nextSeq(trx),
+            updated_at: Date.now(),
+          })
+          .where('id', '=', id)
+          .where('revoked', '=', 0)
+          .returningAll()
+          .executeTakeFirst(),
+      );
+      return row && toApiKeyRecord(row);
+    },
+
+    /** A new secret for the same key (roll): the old secret stops working on the next sync. */
+    async replaceSecret(id: string, keyHash: string, keyHint: string): Promise<ApiKeyRecord | undefined> {
+      const row = await db.transaction().execute(async (trx) =>
+        trx
+          .updateTable('api_keys')
+          .set({ key_hash: keyHash, key_hint: keyHint, seq: await nextSeq(trx), updated_at: Date.now() })
+          .where('id', '=', id)
+          .where('revoked', '=', 0)
+          .returningAll()
+          .executeTakeFirst(),
+      );
+      return row && toApiKeyRecord(row);
+    },
+
+    async get(id: string): Promise<ApiKeyRecord | undefined> {
+      const row = await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toApiKeyRecord(row);
+    },
+
+    async listByAccount(accountId: string): Promise<ApiKeyRecord[]> {
+      const rows = await db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('revoked', '=', 0)
+        .orderBy('created_at', 'desc')
+        .execute();
+      return rows.map(toApiKeyRecord);
+    },
+
+    async changedSince(seq: number): Promise<ApiKeyRecord[]> {
+      const rows = await db.selectFrom('api_keys').selectAll().where('seq', '>', seq).execute();
+      return rows.map(toApiKeyRecord);
+    },
+  };
+}
+
+export type ApiKeysRepository = ReturnType<typeof apiKeysRepository>;

@@ -1,0 +1,135 @@
+import type { Kysely } from 'kysely';
+import type { Database, LedgerKind, LedgerRow, NewLedgerRow, NewUsageRow } from '../schema.ts';
+import { nextSeq } from '../seq.ts';
+import { addToRollups } from './usage-rollups.ts';
+
+export interface LedgerEntry {
+  entryKey: string;
+  accountId: string;
+  keyId: string | null;
+  requestId: string | null;
+  kind: LedgerKind;
+  /** signed: credits positive, charges negative */
+  amountNano: number;
+  note: string | null;
+  createdAt: number;
+}
+
+export interface KeyTouch {
+  keyId: string;
+  lastUsedAt: number;
+}
+
+export interface WriteBatch {
+  entries: LedgerEntry[];
+  usage: NewUsageRow[];
+  touches: KeyTouch[];
+}
+
+export interface FlushResult {
+  /** entry keys actually written (duplicates of an earlier entry key are skipped, never applied twice) */
+  written: Set<string>;
+}
+
+const CHUNK = 64;
+
+/**
+ * Splits rows into multi-row inserts of 64, then of powers of two for the rest: at most seven
+ * statement shapes per table, so prepared statements are reused from one flush to the next.
+ */
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  let i = 0;
+  for (let size = CHUNK; size >= 1; size >>= 1) {
+    while (items.length - i >= size && (size === CHUNK || items.length - i < size * 2)) {
+      out.push(items.slice(i, i + size));
+      i += size;
+    }
+  }
+  return out;
+}
+
+export function ledgerRepository(db: Kysely<Database>) {
+  return {
+    /**
+     * Writes one batch in one transaction: journal rows, the account balances and key spend they
+     * change, usage rows and key last-use times. Balance = journal sum holds after every commit.
+     */
+    async flush(batch: WriteBatch): Promise<FlushResult> {
+      return db.transaction().execute(async (trx) => {
+        const written = new Set<string>();
+        const accountDeltas = new Map<string, number>();
+        const keyDeltas = new Map<string, number>();
+        for (const part of chunks(batch.entries)) {
+          const rows: NewLedgerRow[] = part.map((e) => ({
+            entry_key: e.entryKey,
+            account_id: e.accountId,
+            key_id: e.keyId,
+            request_id: e.requestId,
+            kind: e.kind,
+            amount_nano: e.amountNano,
+            note: e.note,
+            created_at: e.createdAt,
+          }));
+          const inserted = await trx
+            .insertInto('ledger')
+            .values(rows)
+            .onConflict((oc) => oc.column('entry_key').doNothing())
+            .returning(['entry_key', 'account_id', 'key_id', 'kind', 'amount_nano'])
+            .execute();
+          for (const row of inserted) {
+            written.add(row.entry_key);
+            accountDeltas.set(row.account_id, (accountDeltas.get(row.account_id) ?? 0) + row.amount_nano);
+            if (row.key_id && row.kind === 'charge') keyDeltas.set(row.key_id, (keyDeltas.get(row.key_id) ?? 0) - row.amount_nano);
+          }
+        }
+
+        const lastUse = new Map<string, number>();
+        for (const t of batch.touches) lastUse.set(t.keyId, Math.max(lastUse.get(t.keyId) ?? 0, t.lastUsedAt));
+
+        if (accountDeltas.size > 0 || keyDeltas.size > 0) {
+          const seq = await nextSeq(trx);
+          const now = Date.now();
+          for (const [accountId, delta] of accountDeltas) {
+            await trx
+              .updateTable('accounts')
+              .set((eb) => ({ balance_nano: eb('balance_nano', '+', delta), seq, updated_at: now }))
+              .where('id', '=', accountId)
+              .execute();
+          }
+          for (const [keyId, delta] of keyDeltas) {
+            await trx
+              .updateTable('api_keys')
+              .set((eb) => ({ spent_nano: eb('spent_nano', '+', delta), seq }))
+              .where('id', '=', keyId)
+              .execute();
+          }
+        }
+        // last-use times are informational: no seq bump, so they do not make every instance reload the key
+        for (const [keyId, at] of lastUse) {
+          await trx.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId).execute();
+        }
+        for (const part of chunks(batch.usage)) await trx.insertInto('usage_log').values(part).execute();
+        await addToRollups(trx, batch.usage);
+        return { written };
+      });
+    },
+
+    async listByAccount(accountId: string, limit: number, beforeId?: number): Promise<LedgerRow[]> {
+      let q = db.selectFrom('ledger').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').limit(limit);
+      if (beforeId !== undefined) q = q.where('id', '<', beforeId);
+      return q.execute();
+    },
+
+    async sumByAccount(accountId: string): Promise<number> {
+      const row = await db
+        .selectFrom('ledger')
+        .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount_nano'), eb.lit(0)).as('total'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow();
+      return Number(row.total);
+    },
+  };
+}
+
+export type LedgerRepository = ReturnType<typeof ledgerRepository>;

@@ -1,0 +1,79 @@
+import type { GatewayError } from '../../core/errors.ts';
+import type { IrChunk, IrUsage } from '../../core/ir/chat.ts';
+import type { ChatStreamEncoder } from '../../core/ir/output.ts';
+import { usageFromIr } from '../../core/ir/usage.ts';
+import type { StreamOutcome, StreamRelay } from '../../pipeline/codec.ts';
+import { countTextTokens } from '../../pipeline/token-counter.ts';
+import type { SseEvent } from './sse.ts';
+
+/**
+ * A vendor's half of a translated stream: upstream events → IR chunks, with the usage and the
+ * end of the stream watched on the side. Pure and incremental: it sees one event at a time.
+ */
+export interface IrStreamDecoder {
+  /** one upstream event → the IR chunks it completes (often none or one) */
+  onEvent(event: SseEvent): IrChunk[];
+  /** the upstream closed: whether the stream ended properly, and the last cumulative usage */
+  end(): { complete: boolean; usage: IrUsage | null };
+  /** an error the upstream sent inside the stream */
+  readonly failed: GatewayError | undefined;
+}
+
+/**
+ * A vendor's stream decoder composed with the client dialect's stream encoder into the text
+ * relay the pipeline writes. The pipeline's guarantees hold unchanged: nothing is written before
+ * the first chunk, the usage is the decoder's last report, a failed or cut stream gets the
+ * dialect's in-band error and no terminator, and delivered text is counted for an abandoned stream.
+ */
+export class IrStreamRelay implements StreamRelay {
+  private readonly decoder: IrStreamDecoder;
+  private readonly encoder: ChatStreamEncoder;
+  private readonly delivered: string[] = [];
+  private ended: { complete: boolean; usage: IrUsage | null } | undefined;
+
+  constructor(decoder: IrStreamDecoder, encoder: ChatStreamEncoder) {
+    this.decoder = decoder;
+    this.encoder = encoder;
+  }
+
+  get failed(): GatewayError | undefined {
+    return this.decoder.failed;
+  }
+
+  onEvent(event: SseEvent): string {
+    const chunks = this.decoder.onEvent(event);
+    if (chunks.length === 0) return '';
+    let out = '';
+    for (const chunk of chunks) {
+      this.collect(chunk);
+      out += this.encoder.chunk(chunk);
+    }
+    return out;
+  }
+
+  end(): StreamOutcome {
+    this.ended ??= this.decoder.end();
+    const { complete, usage } = this.ended;
+    return { complete, usage: usage && usageFromIr(usage), trailer: complete ? this.encoder.end(usage) : '' };
+  }
+
+  errorEvent(error: GatewayError): string {
+    return this.encoder.error(error);
+  }
+
+  deliveredOutputTokens(): number {
+    return countTextTokens(this.delivered.join(''));
+  }
+
+  private collect(chunk: IrChunk): void {
+    for (const choice of chunk.choices) {
+      const delta = choice.delta;
+      if (delta.content) this.delivered.push(delta.content);
+      if (delta.refusal) this.delivered.push(delta.refusal);
+      for (const call of delta.tool_calls ?? []) {
+        if (call.function?.name) this.delivered.push(call.function.name);
+        if (call.function?.arguments) this.delivered.push(call.function.arguments);
+      }
+    }
+  }
+}

@@ -1,0 +1,20 @@
+import { randomBase62 } from '../../core/ids.ts';
+import type { ProviderAdapter } from '../types.ts';
+import { anthropicChat } from './chat.ts';
+import { anthropicManifest } from './manifest.ts';
+import { anthropicCountTokens, anthropicMessages } from './messages.ts';
+
+export const anthropicAdapter: ProviderAdapter = {
+  manifest: anthropicManifest,
+  operations: {
+    chat: anthropicChat,
+    messages: anthropicMessages,
+    countTokens: anthropicCountTokens,
+  },
+  async startSimulator() {
+    const { startAnthropicSimulator } = await import('./simulator/server.ts');
+    const apiKey = `sim-${randomBase62(24)}`;
+    const simulator = await startAnthropicSimulator({ apiKey });
+    return { baseUrl: simulator.baseUrl, apiKey, models: anthropicManifest.models.map((m) => m.id), close: () => simulator.close() };
+  },
+};

@@ -1,0 +1,35 @@
+import type { KnownModel, VendorManifest } from '../types.ts';
+
+/**
+ * The messages wire family (Anthropic's Messages API). Default prices are the vendor's list
+ * prices in USD per million tokens: cache reads at a tenth of the input price, 5-minute cache
+ * writes at 1.25×; operators override them through the admin API or the YAML config.
+ */
+const claude = (id: string, input: number, output: number): KnownModel => ({
+  id,
+  kind: 'chat',
+  pricing: { input_per_mtok: input, output_per_mtok: output, cached_input_per_mtok: round(input / 10), cache_write_per_mtok: round(input * 1.25) },
+});
+
+const round = (usd: number) => Math.round(usd * 1e6) / 1e6;
+
+export const anthropicManifest: VendorManifest = {
+  family: 'anthropic',
+  displayName: 'Anthropic Messages',
+  defaultBaseUrl: 'https://api.anthropic.com/v1',
+  envVar: 'ANTHROPIC_API_KEY',
+  auth: 'x-api-key',
+  ownedBy: 'anthropic',
+  models: [
+    claude('claude-opus-5-5', 4, 20),
+    claude('claude-sonnet-5-5', 2, 10),
+    claude('claude-opus-5', 5, 25),
+    claude('claude-sonnet-5', 2, 10),
+    claude('claude-opus-4-6', 5, 25),
+    claude('claude-sonnet-4-6', 3, 15),
+    claude('claude-haiku-4-5', 1, 5),
+  ],
+};
+
+/** The API version the gateway speaks when it translates (clients of the native endpoint choose their own). */
+export const PINNED_VERSION = '2023-06-01';

@@ -1,0 +1,72 @@
+import type { GatewayError } from '../../core/errors.ts';
+import { usageFromIr } from '../../core/ir/usage.ts';
+import type { StreamOutcome, StreamRelay, TargetInfo } from '../../pipeline/codec.ts';
+import { countTextTokens } from '../../pipeline/token-counter.ts';
+import { asObject, asString, parseJson, type JsonObject } from '../_kit/read.ts';
+import { sseData, sseNamed, type SseEvent } from '../_kit/sse.ts';
+import { inBandError } from './errors.ts';
+import { mergeUsage, usageToIr } from './map-usage.ts';
+import { messagesErrorEvent } from './messages-error.ts';
+
+/**
+ * Relays a native messages stream to a messages client event by event, `event:` lines kept.
+ * Only `message_start` and `message_delta` are parsed (usage, read on the side; the model id
+ * renamed back when the provider maps it); `error` stops the stream; `message_stop` ends it.
+ */
+export class AnthropicPassthroughRelay implements StreamRelay {
+  private usage: JsonObject | undefined;
+  private done = false;
+  private readonly deltas: string[] = [];
+  private readonly renameFrom: string | null;
+  private readonly renameTo: string;
+  failed: GatewayError | undefined;
+
+  constructor(target: TargetInfo) {
+    this.renameFrom = target.upstreamModel === target.publicModel ? null : `"model":"${target.upstreamModel}"`;
+    this.renameTo = `"model":"${target.publicModel}"`;
+  }
+
+  onEvent(event: SseEvent): string {
+    if (this.done || this.failed) return '';
+    let data = event.data;
+    switch (event.event) {
+      case 'message_start':
+        this.usage = mergeUsage(this.usage, asObject(asObject(parseJson(data))?.message)?.usage);
+        if (this.renameFrom !== null) data = data.replace(this.renameFrom, this.renameTo);
+        break;
+      case 'message_delta':
+        this.usage = mergeUsage(this.usage, asObject(parseJson(data))?.usage);
+        break;
+      case 'content_block_delta':
+        this.deltas.push(data);
+        break;
+      case 'message_stop':
+        this.done = true;
+        break;
+      case 'error':
+        this.failed = inBandError(asObject(parseJson(data)) ?? {});
+        return '';
+      default:
+    }
+    return event.event === undefined ? sseData(data) : sseNamed(event.event, data);
+  }
+
+  end(): StreamOutcome {
+    const usage = usageToIr(this.usage);
+    return { complete: this.done, usage: usage && usageFromIr(usage), trailer: '' };
+  }
+
+  errorEvent(error: GatewayError): string {
+    return messagesErrorEvent(error);
+  }
+
+  /** Parses the delivered deltas only when needed: a stream the client abandoned. */
+  deliveredOutputTokens(): number {
+    let text = '';
+    for (const data of this.deltas) {
+      const delta = asObject(asObject(parseJson(data))?.delta);
+      text += asString(delta?.text) ?? asString(delta?.partial_json) ?? asString(delta?.thinking) ?? '';
+    }
+    return countTextTokens(text);
+  }
+}

@@ -1,0 +1,139 @@
+import type { GatewayError } from '../../core/errors.ts';
+import type { IrChunk, IrChunkChoice, IrUsage } from '../../core/ir/chat.ts';
+import type { TargetInfo } from '../../pipeline/codec.ts';
+import type { IrStreamDecoder } from '../_kit/ir-relay.ts';
+import { asNumber, asObject, asString, parseJson, type JsonObject } from '../_kit/read.ts';
+import type { SseEvent } from '../_kit/sse.ts';
+import { inBandError } from './errors.ts';
+import { mapStopReason } from './map-finish-reason.ts';
+import { mergeUsage, usageToIr } from './map-usage.ts';
+import { packThinking, type ThinkingBlock } from './thinking-state.ts';
+
+/**
+ * Anthropic stream events → IR chunks (protocols.md §4.3). Tool calls are numbered by their own
+ * counter, not the vendor's block index; thinking blocks are gathered and packed into the next
+ * tool call's id; usage is merged from `message_start` and every `message_delta`.
+ */
+export class AnthropicStreamDecoder implements IrStreamDecoder {
+  private readonly target: TargetInfo;
+  private readonly created: number;
+  private id = 'msg_gateway';
+  private usage: JsonObject | undefined;
+  private done = false;
+  /** vendor block index → tool-call index */
+  private readonly toolIndex = new Map<number, number>();
+  private thinking: ThinkingBlock[] = [];
+  /** the thinking block being streamed, by vendor block index */
+  private readonly openThinking = new Map<number, ThinkingBlock>();
+  failed: GatewayError | undefined;
+
+  constructor(target: TargetInfo, created: number) {
+    this.target = target;
+    this.created = created;
+  }
+
+  onEvent(event: SseEvent): IrChunk[] {
+    if (this.done || this.failed) return [];
+    const type = event.event;
+    if (type === 'ping' || type === undefined) return [];
+    const json = asObject(parseJson(event.data));
+    if (!json) return [];
+    switch (type) {
+      case 'message_start': {
+        const message = asObject(json.message) ?? {};
+        this.id = asString(message.id) ?? this.id;
+        this.usage = mergeUsage(this.usage, message.usage);
+        return [this.chunk({ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null })];
+      }
+      case 'content_block_start':
+        return this.blockStart(asNumber(json.index) ?? 0, asObject(json.content_block) ?? {});
+      case 'content_block_delta':
+        return this.blockDelta(asNumber(json.index) ?? 0, asObject(json.delta) ?? {});
+      case 'content_block_stop': {
+        const index = asNumber(json.index) ?? 0;
+        const block = this.openThinking.get(index);
+        if (block) {
+          this.thinking.push(block);
+          this.openThinking.delete(index);
+        }
+        return [];
+      }
+      case 'message_delta': {
+        this.usage = mergeUsage(this.usage, json.usage);
+        const delta = asObject(json.delta) ?? {};
+        const raw = asString(delta.stop_reason) ?? null;
+        if (raw === null) return [];
+        return [this.chunk({ index: 0, delta: {}, finish_reason: mapStopReason(raw), raw_finish_reason: raw, stop_sequence: asString(delta.stop_sequence) ?? null })];
+      }
+      case 'message_stop':
+        this.done = true;
+        return [];
+      case 'error':
+        this.failed = inBandError(json);
+        return [];
+      default:
+        // new event types may appear: ignore them
+        return [];
+    }
+  }
+
+  end(): { complete: boolean; usage: IrUsage | null } {
+    return { complete: this.done, usage: usageToIr(this.usage) };
+  }
+
+  private blockStart(index: number, block: JsonObject): IrChunk[] {
+    switch (block.type) {
+      case 'text': {
+        const text = asString(block.text) ?? '';
+        return text === '' ? [] : [this.chunk({ index: 0, delta: { content: text }, finish_reason: null })];
+      }
+      case 'tool_use': {
+        const position = this.toolIndex.size;
+        this.toolIndex.set(index, position);
+        const id = packThinking(asString(block.id) ?? '', this.thinking);
+        this.thinking = [];
+        const name = asString(block.name) ?? '';
+        return [this.chunk({ index: 0, delta: { tool_calls: [{ index: position, id, type: 'function', function: { name, arguments: '' } }] }, finish_reason: null })];
+      }
+      case 'thinking':
+        this.openThinking.set(index, { type: 'thinking', thinking: asString(block.thinking) ?? '', signature: asString(block.signature) ?? '' });
+        return [];
+      case 'redacted_thinking':
+        this.openThinking.set(index, { type: 'redacted_thinking', data: asString(block.data) ?? '' });
+        return [];
+      default:
+        return [];
+    }
+  }
+
+  private blockDelta(index: number, delta: JsonObject): IrChunk[] {
+    switch (delta.type) {
+      case 'text_delta': {
+        const text = asString(delta.text) ?? '';
+        return text === '' ? [] : [this.chunk({ index: 0, delta: { content: text }, finish_reason: null })];
+      }
+      case 'input_json_delta': {
+        const position = this.toolIndex.get(index);
+        const piece = asString(delta.partial_json) ?? '';
+        if (position === undefined || piece === '') return [];
+        return [this.chunk({ index: 0, delta: { tool_calls: [{ index: position, function: { arguments: piece } }] }, finish_reason: null })];
+      }
+      case 'thinking_delta': {
+        const block = this.openThinking.get(index);
+        if (block?.type === 'thinking') block.thinking += asString(delta.thinking) ?? '';
+        return [];
+      }
+      case 'signature_delta': {
+        const block = this.openThinking.get(index);
+        if (block?.type === 'thinking') block.signature = asString(delta.signature) ?? '';
+        return [];
+      }
+      default:
+        return [];
+    }
+  }
+
+  private chunk(choice: IrChunkChoice): IrChunk {
+    return { id: this.id, created: this.created, model: this.target.publicModel, choices: [choice] };
+  }
+}

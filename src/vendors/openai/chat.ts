@@ -1,0 +1,102 @@
+import { usageFromIr } from '../../core/ir/usage.ts';
+import type { ChatCall, ChatCodec, DecodedResponse, StreamRelay, TargetInfo } from '../../pipeline/codec.ts';
+import { IrStreamRelay } from '../_kit/ir-relay.ts';
+import { asObject, parseJsonBytes } from '../_kit/read.ts';
+import { completionToIr } from './convert-response.ts';
+import { mapOpenAIError } from './errors.ts';
+import { OpenAIPassthroughRelay } from './passthrough-relay.ts';
+import { OpenAIStreamDecoder } from './stream-decoder.ts';
+import { fromOpenAIUsage } from './usage.ts';
+
+/**
+ * Chat completions to an OpenAI-family upstream. When the client speaks the same dialect the
+ * body passes through untouched except for the model id and the usage request on streams;
+ * a client of another dialect (bridged) gets the answer through the IR and its own encoder.
+ */
+export const openaiChat: ChatCodec = {
+  prepare(call: ChatCall, target: TargetInfo) {
+    return { path: '/chat/completions', body: JSON.stringify(withOutputModalities(passthroughBody(call, target))) };
+  },
+
+  decode(call: ChatCall, target: TargetInfo, raw: Uint8Array): DecodedResponse {
+    if (call.output.dialect === 'openai') return decodeOpenAIJson(raw, target, (json) => chatOutputText(json));
+    const completion = completionToIr(asObject(parseJsonBytes(raw)) ?? {}, target, call.created);
+    return {
+      body: call.output.encodeCompletion(completion),
+      contentType: call.output.contentType,
+      usage: completion.usage && usageFromIr(completion.usage),
+      outputText: completion.choices.map((c) => (c.message.content ?? '') + (c.message.tool_calls ?? []).map((t) => t.function.name + t.function.arguments).join('')).join(''),
+    };
+  },
+
+  relay(call: ChatCall, target: TargetInfo): StreamRelay {
+    if (call.output.dialect === 'openai') return new OpenAIPassthroughRelay(target, call.clientWantsUsage, chunkOutputText);
+    return new IrStreamRelay(new OpenAIStreamDecoder(target, call.created), call.output.streamEncoder());
+  },
+
+  mapError: mapOpenAIError,
+};
+
+/**
+ * The client's body with the upstream model id; streams always ask for usage so billing is
+ * exact (the relay hides the usage chunk again when the client did not ask for it).
+ */
+export function passthroughBody(call: { body: Record<string, unknown>; stream: boolean }, target: TargetInfo): Record<string, unknown> {
+  const body: Record<string, unknown> = { ...call.body, model: target.upstreamModel };
+  if (call.stream) {
+    const options = (call.body.stream_options as Record<string, unknown> | null | undefined) ?? {};
+    body.stream_options = { ...options, include_usage: true };
+  }
+  return body;
+}
+
+/**
+ * The gateway's `modality: "image"` (the specification's extra field) becomes the form
+ * OpenAI-compatible image-output servers take, `modalities: ["image", "text"]`; their answer
+ * (`message.images` / `delta.images`, data URLs) is already the shape the gateway returns.
+ */
+function withOutputModalities(body: Record<string, unknown>): Record<string, unknown> {
+  if (body.modality === undefined) return body;
+  const { modality, ...rest } = body;
+  if (modality === 'image' && rest.modalities === undefined) rest.modalities = ['image', 'text'];
+  return rest;
+}
+
+/**
+ * Parses an OpenAI JSON answer for its usage and, only when the provider renamed the model,
+ * rewrites `model` back to the id the client asked for.
+ */
+export function decodeOpenAIJson(raw: Uint8Array, target: TargetInfo, outputText: (json: Record<string, unknown>) => string): DecodedResponse {
+  const json = JSON.parse(Buffer.from(raw).toString('utf8')) as Record<string, unknown>;
+  const usage = fromOpenAIUsage(json.usage);
+  const renamed = target.upstreamModel !== target.publicModel && typeof json.model === 'string';
+  if (renamed) json.model = target.publicModel;
+  return {
+    body: renamed ? JSON.stringify(json) : raw,
+    contentType: 'application/json',
+    usage,
+    ...(usage === null && { outputText: outputText(json) }),
+  };
+}
+
+interface ChatChoice {
+  message?: { content?: unknown; tool_calls?: Array<{ function?: { name?: string; arguments?: string } }> };
+  delta?: { content?: unknown; tool_calls?: Array<{ function?: { name?: string; arguments?: string } }> };
+}
+
+function choiceText(part: ChatChoice['message']): string {
+  if (!part) return '';
+  let text = typeof part.content === 'string' ? part.content : '';
+  for (const call of part.tool_calls ?? []) text += (call.function?.name ?? '') + (call.function?.arguments ?? '');
+  return text;
+}
+
+function chatOutputText(json: Record<string, unknown>): string {
+  const choices = (json.choices as ChatChoice[] | undefined) ?? [];
+  return choices.map((c) => choiceText(c.message)).join('');
+}
+
+function chunkOutputText(json: Record<string, unknown>): string {
+  const choices = (json.choices as ChatChoice[] | undefined) ?? [];
+  return choices.map((c) => choiceText(c.delta)).join('');
+}

@@ -1,0 +1,81 @@
+import type { PricingUsd } from '../../catalogue/pricing.ts';
+import type { VendorManifest } from '../types.ts';
+import { openaiMediaModels } from './media-models.ts';
+
+/** [input, cached input, output] USD per million tokens, for text and for audio */
+function realtimePrices(p: { text: [number, number, number]; audio: [number, number, number] }): PricingUsd {
+  return {
+    input_per_mtok: p.text[0],
+    cached_input_per_mtok: p.text[1],
+    output_per_mtok: p.text[2],
+    audio_input_per_mtok: p.audio[0],
+    cached_audio_input_per_mtok: p.audio[1],
+    audio_output_per_mtok: p.audio[2],
+  };
+}
+
+/**
+ * The OpenAI wire family: OpenAI itself and every OpenAI-compatible server (vLLM, Ollama,
+ * DeepSeek, OpenRouter…). Default prices are OpenAI's list prices (USD per million tokens);
+ * operators override them through the admin API or the YAML config.
+ */
+export const openaiManifest: VendorManifest = {
+  family: 'openai',
+  displayName: 'OpenAI-compatible',
+  defaultBaseUrl: 'https://api.openai.com/v1',
+  envVar: 'OPENAI_API_KEY',
+  auth: 'bearer',
+  ownedBy: 'openai',
+  models: [
+    { id: 'gpt-4o', kind: 'chat', pricing: { input_per_mtok: 2.5, output_per_mtok: 10, cached_input_per_mtok: 1.25 } },
+    { id: 'gpt-4o-mini', kind: 'chat', pricing: { input_per_mtok: 0.15, output_per_mtok: 0.6, cached_input_per_mtok: 0.075 } },
+    { id: 'gpt-4.1', kind: 'chat', pricing: { input_per_mtok: 2, output_per_mtok: 8, cached_input_per_mtok: 0.5 } },
+    { id: 'gpt-4.1-mini', kind: 'chat', pricing: { input_per_mtok: 0.4, output_per_mtok: 1.6, cached_input_per_mtok: 0.1 } },
+    { id: 'gpt-4.1-nano', kind: 'chat', pricing: { input_per_mtok: 0.1, output_per_mtok: 0.4, cached_input_per_mtok: 0.025 } },
+    { id: 'gpt-5', kind: 'chat', pricing: { input_per_mtok: 1.25, output_per_mtok: 10, cached_input_per_mtok: 0.125 } },
+    { id: 'gpt-5-mini', kind: 'chat', pricing: { input_per_mtok: 0.25, output_per_mtok: 2, cached_input_per_mtok: 0.025 } },
+    { id: 'o4-mini', kind: 'chat', pricing: { input_per_mtok: 1.1, output_per_mtok: 4.4, cached_input_per_mtok: 0.275 } },
+    { id: 'gpt-3.5-turbo-instruct', kind: 'completion', pricing: { input_per_mtok: 1.5, output_per_mtok: 2 } },
+    // realtime (GET /v1/realtime): text and audio tokens priced apart
+    {
+      id: 'gpt-realtime',
+      kind: 'realtime',
+      pricing: realtimePrices({ text: [4, 0.4, 16], audio: [32, 0.4, 64] }),
+    },
+    {
+      id: 'gpt-realtime-mini',
+      kind: 'realtime',
+      pricing: realtimePrices({ text: [0.6, 0.06, 2.4], audio: [10, 0.3, 20] }),
+    },
+    {
+      id: 'gpt-4o-realtime-preview',
+      kind: 'realtime',
+      pricing: realtimePrices({ text: [5, 2.5, 20], audio: [40, 2.5, 80] }),
+    },
+    {
+      id: 'gpt-4o-mini-realtime-preview',
+      kind: 'realtime',
+      pricing: realtimePrices({ text: [0.6, 0.3, 2.4], audio: [10, 0.3, 20] }),
+    },
+    {
+      id: 'text-embedding-3-small',
+      kind: 'embedding',
+      pricing: { input_per_mtok: 0.02 },
+      capabilities: { dimensions: 1536, supports_dimensions: true },
+    },
+    {
+      id: 'text-embedding-3-large',
+      kind: 'embedding',
+      pricing: { input_per_mtok: 0.13 },
+      capabilities: { dimensions: 3072, supports_dimensions: true },
+    },
+    {
+      // the specification states 1532 dimensions; the vendor's model returns 1536
+      id: 'text-embedding-ada-002',
+      kind: 'embedding',
+      pricing: { input_per_mtok: 0.1 },
+      capabilities: { dimensions: 1536, supports_dimensions: false },
+    },
+    ...openaiMediaModels,
+  ],
+};

@@ -1,0 +1,25 @@
+import type { Usage } from '../../core/usage.ts';
+
+interface OpenAIUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
+  completion_tokens_details?: { reasoning_tokens?: number } | null;
+}
+
+const int = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0);
+
+/** OpenAI usage → neutral usage. `prompt_tokens` already includes cached tokens. */
+export function fromOpenAIUsage(raw: unknown): Usage | null {
+  if (raw === null || typeof raw !== 'object') return null;
+  const usage = raw as OpenAIUsage;
+  return {
+    inputTokens: int(usage.prompt_tokens),
+    outputTokens: int(usage.completion_tokens),
+    cachedInputTokens: int(usage.prompt_tokens_details?.cached_tokens),
+    cacheWriteTokens: int(usage.prompt_tokens_details?.cache_write_tokens),
+    reasoningTokens: int(usage.completion_tokens_details?.reasoning_tokens),
+    units: 0,
+  };
+}

@@ -1,0 +1,89 @@
+import type { PricingUsd } from '../catalogue/pricing.ts';
+import type {
+  ChatCodec,
+  CompletionsCodec,
+  CountTokensCodec,
+  EmbeddingsCodec,
+  ImageEditsCodec,
+  ImagesCodec,
+  MessagesCodec,
+  ModerationsCodec,
+  RerankCodec,
+  SpeechCodec,
+  TranscriptionCodec,
+  VideoCodec,
+} from '../pipeline/codec.ts';
+import type { RealtimeCodec } from '../realtime/codec.ts';
+
+export type ModelKind =
+  | 'chat'
+  | 'completion'
+  | 'embedding'
+  | 'image'
+  | 'speech'
+  | 'transcription'
+  | 'moderation'
+  | 'rerank'
+  | 'video'
+  | 'realtime';
+
+/** A model the gateway knows without being told: its kind, default price and rules. */
+export interface KnownModel {
+  id: string;
+  kind: ModelKind;
+  pricing: PricingUsd;
+  /** rules and features the gateway enforces, e.g. {dimensions: 1536, supports_dimensions: true} */
+  capabilities?: Record<string, unknown>;
+  /** the vendor's own id when the public id is neutral (quick start maps one to the other) */
+  upstreamId?: string;
+}
+
+export type AuthScheme = 'bearer' | 'x-api-key' | 'x-goog-api-key';
+
+export interface VendorManifest {
+  /** the provider `type` in the admin API */
+  family: string;
+  displayName: string;
+  defaultBaseUrl: string;
+  /** quick-start variable: when set, a provider of this family is created at start */
+  envVar: string;
+  auth: AuthScheme;
+  /** `owned_by` shown on /v1/models */
+  ownedBy: string;
+  models: KnownModel[];
+}
+
+export interface SimulatorHandle {
+  baseUrl: string;
+  apiKey: string;
+  /** the model ids this simulator answers, registered on the demo provider */
+  models: string[];
+  close(): Promise<void>;
+}
+
+/** One wire family. Operations absent from the map are not supported: the router skips such providers. */
+export interface ProviderAdapter {
+  manifest: VendorManifest;
+  operations: {
+    chat?: ChatCodec;
+    completions?: CompletionsCodec;
+    embeddings?: EmbeddingsCodec;
+    /** the native messages format (`POST /v1/messages`), passed through */
+    messages?: MessagesCodec;
+    /** `POST /v1/messages/count_tokens`, passed through */
+    countTokens?: CountTokensCodec;
+    transcriptions?: TranscriptionCodec;
+    speech?: SpeechCodec;
+    /** image generation, from `/v1/images/generations` and native predictions alike */
+    images?: ImagesCodec;
+    imageEdits?: ImageEditsCodec;
+    imageVariations?: ImageEditsCodec;
+    moderations?: ModerationsCodec;
+    rerank?: RerankCodec;
+    videos?: VideoCodec;
+    /** GET /v1/realtime: the WebSocket relay (src/realtime) opens the upstream socket this describes */
+    realtime?: RealtimeCodec;
+  };
+  /** runs the family's simulator on loopback (demo mode, tests, benchmark) */
+  startSimulator?: () => Promise<SimulatorHandle>;
+}

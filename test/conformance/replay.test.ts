@@ -1,0 +1,97 @@
+// Every recorded SSE fixture, through every relay that reads it, must give the same client bytes,
+// the same usage and the same ending however the upstream bytes are split: at random offsets, at
+// every byte, and inside every multi-byte UTF-8 character.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import type { ChatOutput } from '../../src/core/ir/output.ts';
+import { openaiChatOutput } from '../../src/dialects/openai/chat-output.ts';
+import { messagesOutput } from '../../src/dialects/messages/output.ts';
+import type { ChatCall, StreamRelay, TargetInfo } from '../../src/pipeline/codec.ts';
+import { createPrng } from '../../src/vendors/_kit/sim-http.ts';
+import { anthropicChat } from '../../src/vendors/anthropic/chat.ts';
+import { anthropicMessages } from '../../src/vendors/anthropic/messages.ts';
+import { geminiChat } from '../../src/vendors/gemini/chat.ts';
+import { openaiChat } from '../../src/vendors/openai/chat.ts';
+import { play } from '../helpers/relay-play.ts';
+
+const VENDORS = new URL('../../src/vendors/', import.meta.url).pathname;
+const target: TargetInfo = { providerId: 'p', upstreamModel: 'upstream-model', publicModel: 'public-model' };
+
+const chatCall = (output: ChatOutput, clientWantsUsage: boolean): ChatCall => ({
+  body: { model: 'public-model', messages: [] },
+  stream: true,
+  clientWantsUsage,
+  output,
+  maxOutputTokens: 1000,
+  created: 1763700000,
+});
+
+type RelayFactory = () => StreamRelay;
+
+/** The relays a family's fixtures go through: to each client dialect, translated or passed through. */
+const RELAYS: Record<string, Record<string, RelayFactory>> = {
+  openai: {
+    'pass-through to chat (usage asked)': () => openaiChat.relay!(chatCall(openaiChatOutput(true), true), target),
+    'pass-through to chat (usage not asked)': () => openaiChat.relay!(chatCall(openaiChatOutput(false), false), target),
+    'IR to messages': () => openaiChat.relay!(chatCall(messagesOutput, false), target),
+  },
+  anthropic: {
+    'IR to chat': () => anthropicChat.relay!(chatCall(openaiChatOutput(true), true), target),
+    'IR to messages': () => anthropicChat.relay!(chatCall(messagesOutput, false), target),
+    'pass-through to messages': () => anthropicMessages.relay!({ body: {}, stream: true, nativeVersion: '2023-06-01', nativeBeta: undefined, toChat: () => chatCall(messagesOutput, false) }, target),
+  },
+  gemini: {
+    'IR to chat': () => geminiChat.relay!(chatCall(openaiChatOutput(true), true), target),
+    'IR to messages': () => geminiChat.relay!(chatCall(messagesOutput, false), target),
+  },
+};
+
+function splitAt(bytes: Uint8Array, offsets: readonly number[]): Uint8Array[] {
+  const sorted = [...new Set(offsets)].filter((o) => o > 0 && o < bytes.length).sort((a, b) => a - b);
+  const parts: Uint8Array[] = [];
+  let start = 0;
+  for (const offset of sorted) {
+    parts.push(bytes.subarray(start, offset));
+    start = offset;
+  }
+  parts.push(bytes.subarray(start));
+  return parts;
+}
+
+/** Offsets that fall inside a multi-byte UTF-8 character (after its first byte). */
+function insideCharacters(bytes: Uint8Array): number[] {
+  const offsets: number[] = [];
+  for (let i = 0; i < bytes.length; i++) if ((bytes[i]! & 0xc0) === 0x80) offsets.push(i);
+  return offsets;
+}
+
+for (const family of Object.keys(RELAYS)) {
+  const dir = join(VENDORS, family, 'fixtures');
+  const fixtures = readdirSync(dir).filter((f) => f.endsWith('.sse'));
+  describe(`${family} fixtures replayed at random splits`, () => {
+    test('there are fixtures, with multi-byte characters in them', () => {
+      assert.ok(fixtures.length >= 2);
+      for (const file of fixtures) assert.ok(insideCharacters(readFileSync(join(dir, file))).length > 0, `${file} has multi-byte characters`);
+    });
+    for (const file of fixtures) {
+      const bytes = new Uint8Array(readFileSync(join(dir, file)));
+      for (const [name, relay] of Object.entries(RELAYS[family]!)) {
+        test(`${file} → ${name}`, () => {
+          const whole = play(relay(), [bytes]);
+          assert.ok(whole.text.length > 0, 'something reaches the client');
+          assert.ok(whole.complete || whole.failed, 'the fixture ends properly or fails in-band');
+          const random = createPrng(bytes.length * 31 + name.length);
+          for (let round = 0; round < 150; round++) {
+            const cuts = Array.from({ length: 1 + Math.floor(random() * 6) }, () => Math.floor(random() * bytes.length));
+            assert.deepEqual(play(relay(), splitAt(bytes, cuts)), whole, `split at ${cuts.join(',')}`);
+          }
+          const inside = insideCharacters(bytes);
+          for (let i = 0; i < inside.length; i += 3) assert.deepEqual(play(relay(), splitAt(bytes, [inside[i]!])), whole, `split inside a character at ${inside[i]}`);
+          assert.deepEqual(play(relay(), splitAt(bytes, Array.from({ length: bytes.length }, (_, i) => i))), whole, 'one byte at a time');
+        });
+      }
+    }
+  });
+}

@@ -1,0 +1,33 @@
+// PostgreSQL schemas isolate gateways that share one database (`?schema=` on DATABASE_URL):
+// each schema gets its own tables and migration bookkeeping, whatever the other schemas hold.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { newId } from '../../src/core/ids.ts';
+import { openStore, type Store } from '../../src/store/database.ts';
+import { accountsRepository } from '../../src/store/repositories/accounts.ts';
+import { postgresDatabase, type TestDatabase } from '../helpers/databases.ts';
+
+const databases: TestDatabase[] = [];
+const stores: Store[] = [];
+after(async () => {
+  for (const store of stores) await store.close();
+  for (const database of databases) await database.drop();
+});
+
+async function open(): Promise<Store> {
+  const database = postgresDatabase('schemas');
+  databases.push(database);
+  const store = await openStore(database.url);
+  stores.push(store);
+  return store;
+}
+
+test('a new schema migrates although another schema of the database already has the migration tables', async () => {
+  const first = await open();
+  const second = await open(); // Kysely must not mistake the first schema's kysely_migration for this one's
+  const account = await accountsRepository(second.db).insert({ id: newId('acct'), name: 'in the second schema', email: null });
+  assert.equal(await accountsRepository(first.db).get(account.id), undefined, 'schemas do not share rows');
+  assert.equal((await accountsRepository(second.db).get(account.id))?.name, 'in the second schema');
+  const third = await open();
+  assert.deepEqual(await accountsRepository(third.db).list({ limit: 10 }), []);
+});

@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { upstreamUnavailable } from '../../src/core/errors.ts';
+import type { TargetInfo } from '../../src/pipeline/codec.ts';
+import { countTextTokens } from '../../src/pipeline/token-counter.ts';
+import { SseDecoder, type SseEvent } from '../../src/vendors/_kit/sse.ts';
+import { OpenAIPassthroughRelay } from '../../src/vendors/openai/passthrough-relay.ts';
+
+const same: TargetInfo = { providerId: 'p', upstreamModel: 'gpt-4o-mini', publicModel: 'gpt-4o-mini' };
+const mapped: TargetInfo = { providerId: 'p', upstreamModel: 'llama-3.1-8b', publicModel: 'gpt-4o-mini' };
+
+const deltaText = (json: Record<string, unknown>) =>
+  ((json.choices as Array<{ delta?: { content?: string } }>) ?? []).map((c) => c.delta?.content ?? '').join('');
+
+const ev = (data: string): SseEvent => ({ data, event: undefined, id: undefined });
+
+function chunk(model: string, content: string | null, usage: unknown = null, choices = true): string {
+  return JSON.stringify({
+    id: 'chatcmpl-1',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model,
+    choices: choices ? [{ index: 0, delta: content === null ? {} : { content }, finish_reason: content === null ? 'stop' : null }] : [],
+    usage,
+  });
+}
+
+const usageObject = (prompt: number, completion: number, cached = 0) => ({
+  prompt_tokens: prompt,
+  completion_tokens: completion,
+  total_tokens: prompt + completion,
+  prompt_tokens_details: { cached_tokens: cached },
+});
+
+/** A whole upstream stream asked with include_usage, as the codec always asks for it. */
+function upstreamStream(model = 'gpt-4o-mini'): string[] {
+  return [chunk(model, 'Hello'), chunk(model, ' world'), chunk(model, null), chunk(model, null, usageObject(12, 3, 4), false), '[DONE]'];
+}
+
+function run(relay: OpenAIPassthroughRelay, datas: string[]): string {
+  return datas.map((d) => relay.onEvent(ev(d))).join('');
+}
+
+function clientEvents(text: string): string[] {
+  return new SseDecoder().push(new TextEncoder().encode(text)).map((e) => e.data);
+}
+
+describe('OpenAIPassthroughRelay', () => {
+  test('the usage-only chunk is hidden when the client did not ask for it; usage is still read', () => {
+    const relay = new OpenAIPassthroughRelay(same, false, deltaText);
+    const out = run(relay, upstreamStream());
+    const events = clientEvents(out + relay.end().trailer);
+    assert.equal(events.length, 4, 'three content/finish chunks and [DONE]');
+    assert.equal(events.at(-1), '[DONE]');
+    assert.ok(events.slice(0, 3).every((d) => JSON.parse(d).choices.length === 1), 'no choices:[] chunk reaches the client');
+    const end = relay.end();
+    assert.equal(end.complete, true);
+    assert.deepEqual(
+      end.usage && { input: end.usage.inputTokens, output: end.usage.outputTokens, cached: end.usage.cachedInputTokens },
+      { input: 12, output: 3, cached: 4 },
+    );
+  });
+
+  test('the usage chunk is relayed unchanged when the client asked for it', () => {
+    const relay = new OpenAIPassthroughRelay(same, true, deltaText);
+    const upstream = upstreamStream();
+    const out = run(relay, upstream);
+    const events = clientEvents(out + relay.end().trailer);
+    assert.deepEqual(events, upstream, 'byte-for-byte the same data payloads');
+    assert.equal(relay.end().usage?.inputTokens, 12);
+  });
+
+  test('the last usage report wins (cumulative reports)', () => {
+    const relay = new OpenAIPassthroughRelay(same, true, deltaText);
+    run(relay, [
+      chunk('gpt-4o-mini', 'a', usageObject(10, 1)),
+      chunk('gpt-4o-mini', 'b', usageObject(10, 2)),
+      chunk('gpt-4o-mini', null, usageObject(10, 7, 5), false),
+      '[DONE]',
+    ]);
+    const usage = relay.end().usage;
+    assert.equal(usage?.outputTokens, 7);
+    assert.equal(usage?.cachedInputTokens, 5);
+  });
+
+  test('"usage":null chunks report nothing; a stream without usage ends with usage null', () => {
+    const relay = new OpenAIPassthroughRelay(same, false, deltaText);
+    run(relay, [chunk('gpt-4o-mini', 'a'), chunk('gpt-4o-mini', null), '[DONE]']);
+    assert.equal(relay.end().usage, null);
+    assert.equal(relay.end().complete, true);
+  });
+
+  test('an in-band upstream error marks the relay failed and stops relaying', () => {
+    const relay = new OpenAIPassthroughRelay(same, true, deltaText);
+    const before = relay.onEvent(ev(chunk('gpt-4o-mini', 'partial')));
+    assert.notEqual(before, '');
+    assert.equal(relay.onEvent(ev('{"error":{"message":"overloaded","type":"server_error"}}')), '');
+    assert.ok(relay.failed);
+    assert.equal(relay.failed.status, 502);
+    assert.match(relay.failed.message, /overloaded/);
+    assert.equal(relay.onEvent(ev(chunk('gpt-4o-mini', 'more'))), '', 'nothing after the error');
+    assert.equal(relay.onEvent(ev('[DONE]')), '');
+    // a malformed error payload still fails the relay
+    const other = new OpenAIPassthroughRelay(same, true, deltaText);
+    other.onEvent(ev('  {"error": not json'));
+    assert.equal(other.failed?.code, 'upstream_stream_error');
+  });
+
+  test('a stream without [DONE] is not complete and has no trailer', () => {
+    const relay = new OpenAIPassthroughRelay(same, true, deltaText);
+    run(relay, [chunk('gpt-4o-mini', 'Hello'), chunk('gpt-4o-mini', ' wor')]);
+    const end = relay.end();
+    assert.equal(end.complete, false);
+    assert.equal(end.trailer, '');
+  });
+
+  test('events after [DONE] are ignored', () => {
+    const relay = new OpenAIPassthroughRelay(same, true, deltaText);
+    assert.equal(run(relay, ['[DONE]', chunk('gpt-4o-mini', 'late')]), '');
+  });
+
+  test('a mapped model is renamed back to the public id in every chunk', () => {
+    const relay = new OpenAIPassthroughRelay(mapped, true, deltaText);
+    const out = run(relay, upstreamStream('llama-3.1-8b'));
+    assert.equal(out.includes('llama-3.1-8b'), false);
+    const events = clientEvents(out).map((d) => JSON.parse(d) as { model: string });
+    assert.equal(events.length, 4);
+    assert.ok(events.every((e) => e.model === 'gpt-4o-mini'));
+  });
+
+  test('deliveredOutputTokens counts the text of the chunks that reached the client', () => {
+    const relay = new OpenAIPassthroughRelay(same, false, deltaText);
+    run(relay, [chunk('gpt-4o-mini', 'The quick brown fox'), chunk('gpt-4o-mini', ' jumps over the lazy dog.'), 'data-not-json']);
+    assert.equal(relay.deliveredOutputTokens(), countTextTokens('The quick brown fox jumps over the lazy dog.'));
+    assert.ok(relay.deliveredOutputTokens() > 0);
+  });
+
+  test('errorEvent renders the OpenAI error envelope as one data event', () => {
+    const relay = new OpenAIPassthroughRelay(same, false, deltaText);
+    const text = relay.errorEvent(upstreamUnavailable('gone', 502, 'upstream_stream_interrupted'));
+    const [data] = clientEvents(text);
+    assert.deepEqual(JSON.parse(data!), { error: { message: 'gone', type: 'server_error', param: null, code: 'upstream_stream_interrupted' } });
+  });
+});
