@@ -22,6 +22,7 @@
 //   BENCH_RT_JSON          write the results as JSON to this path as well
 //   BENCH_RT_QUIET_WAIT    seconds to wait for other processes to go quiet before each run (default 120)
 //   BENCH_RT_NODE_ARGS     extra node flags for the gateway (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
+//   BENCH_RT_GATEWAY_MAIN  the gateway's entry point (default src/main.ts; `npm run bench` passes its BENCH_REF snapshot)
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,6 +37,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SIM_KEY = 'sk-bench-realtime-upstream';
 const ADMIN_TOKEN = 'bench-admin-token';
 const MODEL = 'gpt-realtime';
+const GATEWAY_MAIN = process.env.BENCH_RT_GATEWAY_MAIN ?? join(ROOT, 'src/main.ts');
 
 function intEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -334,7 +336,7 @@ async function startSimulator(started: (c: ChildProcess) => ChildProcess, pin: b
 async function startGateway(started: (c: ChildProcess) => ChildProcess, pin: boolean, tmp: string, simBaseUrl: string, name = 'gateway'): Promise<{ port: number; pid: number; key: string }> {
   const port = await freePort();
   const extra = (process.env.BENCH_RT_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  const [cmd, args] = command(pin, '0', [...extra, join(ROOT, 'src/main.ts')]);
+  const [cmd, args] = command(pin, '0', [...extra, GATEWAY_MAIN]);
   const child = started(
     spawn(cmd, args, {
       cwd: tmp,

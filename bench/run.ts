@@ -25,6 +25,9 @@
 //   BENCH_TTFB=0          skip the time-to-first-byte measurement; BENCH_TTFB_ITERATIONS (default 200)
 //   BENCH_CASES=0         skip the wrk cases (time to first byte only)
 //   BENCH_RELAY=0         skip the bare-relay reference runs
+//   BENCH_COMPANIONS=0    skip the translated-path and realtime cases (bench/translated.ts and
+//                         bench/realtime.ts, run after the HTTP cases on the same code; their own
+//                         settings apply, a quick run uses short ones)
 //   BENCH_QUIET_WAIT      seconds to wait for other processes to go quiet before each case (default 180)
 //   BENCH_OTHER_LOAD_LIMIT  cores other processes may use during a run before it counts as disturbed (0.15)
 //   BENCH_ATTEMPTS        measurements of a disturbed case (default 3; the least disturbed is kept)
@@ -73,6 +76,7 @@ const perf = process.env.BENCH_PERF === '1';
 const keepTmp = process.env.BENCH_KEEP_TMP === '1';
 const runRelay = process.env.BENCH_RELAY !== '0';
 const runCases = process.env.BENCH_CASES !== '0';
+const runCompanions = process.env.BENCH_COMPANIONS !== '0';
 /** a run during which other processes used this much CPU (in cores) counts as disturbed */
 const otherLoadLimit = numberEnv('BENCH_OTHER_LOAD_LIMIT', 0.15);
 const maxAttempts = Math.max(1, Math.floor(numberEnv('BENCH_ATTEMPTS', 3)));
@@ -871,6 +875,66 @@ function report(cases: CaseResult[], ttfb: TtfbResult[], checks: TargetCheck[]):
   return out.join('\n');
 }
 
+// ---------------------------------------------------------------- companion benchmarks
+
+interface Companion {
+  name: string;
+  script: string;
+  /** environment naming the gateway entry point and the JSON output file */
+  mainEnv: string;
+  jsonEnv: string;
+  /** settings for a quick run */
+  quickEnv: Record<string, string>;
+  /** where its stdout's table begins */
+  tableFrom: string;
+}
+
+const COMPANIONS: Companion[] = [
+  {
+    name: 'translated path (bench/translated.ts; docs/benchmarks-translated.md)',
+    script: 'translated.ts',
+    mainEnv: 'BENCH_TRANSLATED_GATEWAY_MAIN',
+    jsonEnv: 'BENCH_OUT',
+    quickEnv: { BENCH_CONNECTIONS: '1', BENCH_QUIET_WAIT: '5' },
+    tableFrom: 'relays alone',
+  },
+  {
+    name: 'realtime WebSocket relay (bench/realtime.ts; docs/benchmarks-realtime.md)',
+    script: 'realtime.ts',
+    mainEnv: 'BENCH_RT_GATEWAY_MAIN',
+    jsonEnv: 'BENCH_RT_JSON',
+    quickEnv: { BENCH_RT_ROUNDS: '50', BENCH_RT_TURNS: '2', BENCH_RT_REPEATS: '1', BENCH_RT_MEM_SESSIONS: '100', BENCH_RT_QUIET_WAIT: '5' },
+    tableFrom: '\n| sessions',
+  },
+];
+
+/**
+ * A companion benchmark in its own process (its own simulators and gateway, same core layout),
+ * on the same code as the HTTP cases. Its progress goes to stderr, its table into this report
+ * and its figures into latest.json.
+ */
+async function runCompanion(companion: Companion): Promise<{ name: string; table: string; results: unknown }> {
+  process.stderr.write(`bench: ${companion.name}…\n`);
+  const json = join(tmp, `${companion.script}.json`);
+  // the HTTP cases' connection counts do not apply to the companions (their own defaults do)
+  const { BENCH_CONNECTIONS: _connections, ...inherited } = process.env;
+  const child = spawn(process.execPath, [join(BENCH, companion.script)], {
+    cwd: ROOT,
+    env: { ...(quick ? companion.quickEnv : {}), ...inherited, BENCH_DURATION: String(durationS), [companion.mainEnv]: gatewayMain, [companion.jsonEnv]: json },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.add(child);
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (text: string) => {
+    out += text;
+    process.stderr.write(text);
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  children.delete(child);
+  if (code !== 0) throw new Error(`${companion.name} failed (exit ${code}); run \`node bench/${companion.script}\` alone to see why`);
+  return { name: companion.name, table: out.slice(Math.max(0, out.indexOf(companion.tableFrom))), results: JSON.parse(readFileSync(json, 'utf8')) };
+}
+
 // ---------------------------------------------------------------- main
 
 function git(args: string[]): string {
@@ -917,6 +981,7 @@ async function main(): Promise<number> {
   const cases: CaseResult[] = [];
   const ttfb: TtfbResult[] = [];
   const sims: Simulator[] = [];
+  const companions: Array<{ name: string; table: string; results: unknown }> = [];
   try {
     for (const latencyMs of latencies) {
       const sim = await startSimulator(latencyMs);
@@ -927,6 +992,7 @@ async function main(): Promise<number> {
       if (runTtfb) ttfb.push(await runTtfbCase(sim, latencyMs));
       await stop(sim.child);
     }
+    for (const companion of runCompanions ? COMPANIONS : []) companions.push(await runCompanion(companion));
   } finally {
     await Promise.all(sims.map((s) => stop(s.child)));
     await Promise.all([...children].map((c) => stop(c)));
@@ -964,6 +1030,7 @@ async function main(): Promise<number> {
     elapsedS: Math.round((Date.now() - startedAt.getTime()) / 1000),
     cases,
     ttfb,
+    companions: Object.fromEntries(companions.map((c) => [c.name, c.results])),
     targets: checks,
   };
   writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -973,6 +1040,7 @@ async function main(): Promise<number> {
   );
   process.stdout.write(`${quick ? 'QUICK run: ' : ''}${durationS} s per run after ${warmupS} s warm-up, wrk -t 1; latencies are wrk's (whole response)\n\n`);
   process.stdout.write(`${report(cases, ttfb, checks)}\n`);
+  for (const c of companions) process.stdout.write(`\n${c.name}:\n${c.table}`);
   const disturbed = cases.filter((c) => c.contended).length + ttfb.filter((t) => t.contended).length;
   if (disturbed > 0) {
     process.stdout.write(`\nWARNING: ${disturbed} measurement(s) were disturbed by other processes on every attempt (marked (!)); rerun them on a quiet machine.\n`);

@@ -13,7 +13,8 @@
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 3),
 // BENCH_CONNECTIONS (default "1,16"), BENCH_QUIET_WAIT (s to wait for other processes to go
-// quiet before each case, default 120), BENCH_OUT (write the results as JSON to this file).
+// quiet before each case, default 120), BENCH_OUT (write the results as JSON to this file),
+// BENCH_TRANSLATED_GATEWAY_MAIN (the gateway's entry point; `npm run bench` passes its snapshot).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,6 +28,7 @@ import { runRelayMicro, type MicroResult } from './relay-micro.ts';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const LUA = join(ROOT, 'bench', 'translated-post.lua');
 const ADMIN = 'bench-admin-token';
+const GATEWAY_MAIN = process.env.BENCH_TRANSLATED_GATEWAY_MAIN ?? join(ROOT, 'src', 'main.ts');
 const durationS = Number(process.env.BENCH_DURATION ?? 10);
 const warmupS = Number(process.env.BENCH_WARMUP ?? 3);
 const connections = (process.env.BENCH_CONNECTIONS ?? '1,16').split(',').map(Number);
@@ -78,7 +80,7 @@ async function startSimulator(family: string, key: string): Promise<{ baseUrl: s
 }
 
 async function startGateway(port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn('taskset', ['-c', '0', process.execPath, join(ROOT, 'src', 'main.ts')], {
+  const child = spawn('taskset', ['-c', '0', process.execPath, GATEWAY_MAIN], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, MODELGATE_ADMIN_TOKEN: ADMIN, MODELGATE_DEMO: 'off', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'ignore', 'inherit'],
