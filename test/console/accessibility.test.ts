@@ -126,6 +126,7 @@ describe('accessibility and language', { skip: browserUnavailable() }, () => {
     }
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
+    await page.waitForFunction(() => (document.activeElement as HTMLElement | null)?.innerText.trim() === 'Create key', undefined, { timeout: 2000 }).catch(() => undefined);
     assert.equal(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.innerText.trim()), 'Create key', 'focus returns to the opener');
 
     // the whole flow from the keyboard: open, name, submit, copy-once dialog, done

@@ -31,6 +31,8 @@ export function Dialog({ open, title, onClose, children, wide }: Props) {
       first?.focus();
     } else if (!open && dialog.open) {
       dialog.close();
+      // only now: while the modal is open the rest of the page is inert and cannot take focus
+      (opener.current as HTMLElement | null)?.focus?.();
     }
   }, [open]);
 
@@ -51,10 +53,8 @@ export function Dialog({ open, title, onClose, children, wide }: Props) {
     }
   };
 
-  const close = () => {
-    onClose();
-    (opener.current as HTMLElement | null)?.focus?.();
-  };
+  // the effect above closes the modal and puts focus back once the parent has set open=false
+  const close = () => onClose();
 
   return (
     <dialog
