@@ -48,6 +48,8 @@ describe('usage page and CSV export', { skip: browserUnavailable() }, () => {
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=row-cost]').length === 3);
     assert.match(page.url(), /key=key_.*model=gpt-4o-mini|model=gpt-4o-mini.*key=key_/);
     const totals = page.getByRole('region', { name: 'Totals for the filter' });
+    // the totals come from their own call: wait for them to reflect the filter
+    await page.waitForFunction(() => /Requests3/.test(document.querySelector('[aria-label="Totals for the filter"]')?.textContent ?? ''), undefined, { timeout: 5000 }).catch(() => undefined);
     assert.match((await totals.textContent()) ?? '', /Requests3/);
     await page.reload();
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=row-cost]').length === 3);
