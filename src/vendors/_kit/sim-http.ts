@@ -1,6 +1,7 @@
 // Small vendor-neutral helpers shared by the vendor simulators (real HTTP servers used by tests,
 // demo mode and the benchmark). Kept deliberately tiny: node:http only, no framework.
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sseData } from './sse.ts';
 
@@ -102,5 +103,71 @@ export function createPrng(seed: number): () => number {
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** One request as a simulator received it (body parsed, when it was JSON). */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+}
+
+/** What a scenario-driven simulator exposes to tests, demo mode and the benchmark. */
+export interface SimulatorControls<Scenario, Recorded> {
+  baseUrl: string;
+  port: number;
+  readonly requests: Recorded[];
+  enqueue(...scenarios: Scenario[]): void;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Listens with a simulator's request handler on a real socket. A handler that throws answers
+ * `failure(error)` (or drops an answer already under way); `close` aborts `shutdown` (pending
+ * delays and streams) and every open connection.
+ */
+export async function serveSimulator<Scenario, Recorded>(
+  listen: { host?: string | undefined; port?: number | undefined; basePath: string },
+  state: { queue: Scenario[]; requests: Recorded[]; shutdown: AbortController },
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  failure: (error: unknown) => { status: number; envelope: unknown },
+): Promise<SimulatorControls<Scenario, Recorded>> {
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (state.shutdown.signal.aborted || res.headersSent) {
+        res.destroy();
+        return;
+      }
+      const answer = failure(error);
+      sendJson(res, answer.status, answer.envelope);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(listen.port ?? 0, listen.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}${listen.basePath}`,
+    port,
+    requests: state.requests,
+    enqueue: (...scenarios) => void state.queue.push(...scenarios),
+    reset() {
+      state.queue.length = 0;
+      state.requests.length = 0;
+    },
+    close() {
+      state.shutdown.abort();
+      return new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
   };
 }

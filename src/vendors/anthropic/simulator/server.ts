@@ -3,9 +3,8 @@
 // version header and error envelopes, and the shared scenarios. Used by tests, demo mode and
 // the benchmark.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { delay, readJsonBody, sendJson } from '../../_kit/sim-http.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { delay, readJsonBody, sendJson, serveSimulator, type RecordedRequest, type SimulatorControls } from '../../_kit/sim-http.ts';
 import { planFromPromptText, planFromScenario, type Scenario } from '../../_kit/sim-scenarios.ts';
 import { anthropicError, invalidRequest, scenarioError, type SimulatedError } from './errors.ts';
 import { buildReply } from './reply.ts';
@@ -29,22 +28,10 @@ export interface AnthropicSimulatorOptions {
   recordRequests?: boolean;
 }
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: unknown;
-}
+export type { RecordedRequest } from '../../_kit/sim-http.ts';
 
-export interface AnthropicSimulator {
-  /** "http://127.0.0.1:<port>/v1" */
-  baseUrl: string;
-  port: number;
-  enqueue(...scenarios: Scenario[]): void;
-  readonly requests: RecordedRequest[];
-  reset(): void;
-  close(): Promise<void>;
-}
+/** baseUrl is "http://127.0.0.1:<port>/v1" */
+export type AnthropicSimulator = SimulatorControls<Scenario, RecordedRequest>;
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
@@ -99,40 +86,9 @@ export async function startAnthropicSimulator(options: AnthropicSimulatorOptions
     });
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (shutdown.signal.aborted || res.headersSent) {
-        res.destroy();
-        return;
-      }
-      sendJson(res, 500, anthropicError(500, `Simulator failure: ${String(error)}`).envelope);
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    port,
-    requests,
-    enqueue: (...scenarios) => void queue.push(...scenarios),
-    reset() {
-      queue.length = 0;
-      requests.length = 0;
-    },
-    close() {
-      shutdown.abort();
-      return new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    },
-  };
+  return serveSimulator({ host: options.host, port: options.port, basePath: '/v1' }, { queue, requests, shutdown }, handle, (error) =>
+    anthropicError(500, `Simulator failure: ${String(error)}`),
+  );
 }
 
 function messageBody(meta: { id: string; model: string }, reply: ReturnType<typeof buildReply>) {

@@ -4,9 +4,8 @@
 // header (or `?key=`), its error envelope and the shared scenarios. Used by tests, demo mode and
 // the benchmark.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { delay, readJsonBody, sendJson } from '../../_kit/sim-http.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { delay, readJsonBody, sendJson, serveSimulator, type RecordedRequest, type SimulatorControls } from '../../_kit/sim-http.ts';
 import { planFromPromptText, planFromScenario, type Scenario } from '../../_kit/sim-scenarios.ts';
 import { batchEmbedContents, embedContent } from './embeddings.ts';
 import { apiKeyInvalid, googleError, invalidArgument, scenarioError, type SimulatedError } from './errors.ts';
@@ -29,22 +28,10 @@ export interface GeminiSimulatorOptions {
   recordRequests?: boolean;
 }
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: unknown;
-}
+export type { RecordedRequest } from '../../_kit/sim-http.ts';
 
-export interface GeminiSimulator {
-  /** "http://127.0.0.1:<port>/v1beta" */
-  baseUrl: string;
-  port: number;
-  enqueue(...scenarios: Scenario[]): void;
-  readonly requests: RecordedRequest[];
-  reset(): void;
-  close(): Promise<void>;
-}
+/** baseUrl is "http://127.0.0.1:<port>/v1beta" */
+export type GeminiSimulator = SimulatorControls<Scenario, RecordedRequest>;
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 const ROUTE = /^\/v1beta\/models\/([^/:]+):([A-Za-z]+)$/;
@@ -124,41 +111,11 @@ export async function startGeminiSimulator(options: GeminiSimulatorOptions): Pro
     });
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (shutdown.signal.aborted || res.headersSent) {
-        res.destroy();
-        return;
-      }
-      sendJson(res, 500, googleError(500, `Simulator failure: ${String(error)}`).envelope);
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  media.baseUrl = `http://127.0.0.1:${port}/v1beta`;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1beta`,
-    port,
-    requests,
-    enqueue: (...scenarios) => void queue.push(...scenarios),
-    reset() {
-      queue.length = 0;
-      requests.length = 0;
-    },
-    close() {
-      shutdown.abort();
-      return new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    },
-  };
+  const simulator = await serveSimulator({ host: options.host, port: options.port, basePath: '/v1beta' }, { queue, requests, shutdown }, handle, (error) =>
+    googleError(500, `Simulator failure: ${String(error)}`),
+  );
+  media.baseUrl = simulator.baseUrl;
+  return simulator;
 }
 
 function isError(value: unknown): value is SimulatedError {
