@@ -21,35 +21,57 @@ export function createFlusher(store: Store): Flusher {
   return { flush: (batch) => repository.flush(batch), close: async () => undefined };
 }
 
+/**
+ * A worker that dies (out of memory, a native crash) fails the flushes in flight — the state sync
+ * keeps their rows and retries — and the next flush starts a new one, so writes never wait on a
+ * dead thread. Journal rows are idempotent by entry key, so a retried batch is applied once.
+ */
 class WorkerFlusher implements Flusher {
-  private readonly worker: Worker;
+  private worker: Worker | undefined;
   private readonly pending = new Map<number, { resolve(result: FlushResult): void; reject(error: Error): void }>();
   private nextId = 1;
+  private closed = false;
+  private readonly path: string;
 
   constructor(path: string) {
-    this.worker = new Worker(new URL('./flush-worker.ts', import.meta.url), { workerData: { path } });
-    this.worker.unref();
-    this.worker.on('message', (reply: FlushReply) => {
+    this.path = path;
+  }
+
+  flush(batch: WriteBatch): Promise<FlushResult> {
+    if (this.closed) return Promise.reject(new Error('the flusher is closed'));
+    const worker = this.worker ?? this.start();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ id, batch } satisfies FlushRequest);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const worker = this.worker;
+    this.worker = undefined;
+    await worker?.terminate();
+    this.failAll(new Error('the flusher is closed'));
+  }
+
+  private start(): Worker {
+    const worker = new Worker(new URL('./flush-worker.ts', import.meta.url), { workerData: { path: this.path } });
+    worker.unref();
+    worker.on('message', (reply: FlushReply) => {
       const waiter = this.pending.get(reply.id);
       if (!waiter) return;
       this.pending.delete(reply.id);
       if ('error' in reply) waiter.reject(new Error(reply.error));
       else waiter.resolve({ written: new Set(reply.written) });
     });
-    this.worker.on('error', (error) => this.failAll(error));
-    this.worker.on('exit', (code) => this.failAll(new Error(`flush worker exited (${code})`)));
-  }
-
-  flush(batch: WriteBatch): Promise<FlushResult> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, batch } satisfies FlushRequest);
+    worker.on('error', (error) => this.failAll(error));
+    worker.on('exit', (code) => {
+      if (this.worker === worker) this.worker = undefined;
+      this.failAll(new Error(`flush worker exited (${code})`));
     });
-  }
-
-  async close(): Promise<void> {
-    await this.worker.terminate();
+    this.worker = worker;
+    return worker;
   }
 
   private failAll(error: Error): void {

@@ -1,0 +1,66 @@
+// The SQLite write-behind runs in a worker thread (src/store/flusher.ts): it writes the same rows
+// as the in-place flush, a worker that dies fails its flush (the state sync retries) and the next
+// flush gets a new worker, and a closed flusher refuses instead of hanging.
+import assert from 'node:assert/strict';
+import type { Worker } from 'node:worker_threads';
+import { after, before, describe, test } from 'node:test';
+import { newId } from '../../src/core/ids.ts';
+import { openStore, type Store } from '../../src/store/database.ts';
+import { createFlusher, type Flusher } from '../../src/store/flusher.ts';
+import { accountsRepository } from '../../src/store/repositories/accounts.ts';
+import { ledgerRepository, type LedgerEntry } from '../../src/store/repositories/ledger.ts';
+import { sqliteDatabase } from '../helpers/databases.ts';
+
+function credit(accountId: string, amountNano: number): LedgerEntry {
+  return { entryKey: newId('e'), accountId, keyId: null, requestId: null, kind: 'credit', amountNano, note: null, createdAt: Date.now() };
+}
+
+describe('worker flusher on an SQLite file', () => {
+  const database = sqliteDatabase('worker-flush');
+  let store: Store;
+  let flusher: Flusher;
+  before(async () => {
+    store = await openStore(database.url);
+    flusher = createFlusher(store);
+  });
+  after(async () => {
+    await flusher.close();
+    await store.close();
+    await database.drop();
+  });
+
+  test('writes through its own connection; the main connection reads the result', async () => {
+    const account = await accountsRepository(store.db).insert({ id: newId('acct'), name: 'worker', email: null });
+    const first = credit(account.id, 7_000);
+    const { written } = await flusher.flush({ entries: [first], usage: [], touches: [] });
+    assert.deepEqual([...written], [first.entryKey]);
+    assert.equal((await accountsRepository(store.db).get(account.id))?.balanceNano, 7_000);
+    const again = await flusher.flush({ entries: [first], usage: [], touches: [] });
+    assert.equal(again.written.size, 0, 'an entry key is applied once, also across connections');
+  });
+
+  test('a worker that dies fails its flush, and the next flush starts a new one', async () => {
+    const account = await accountsRepository(store.db).insert({ id: newId('acct'), name: 'crash', email: null });
+    await flusher.flush({ entries: [credit(account.id, 1)], usage: [], touches: [] });
+    const worker = (flusher as unknown as { worker: Worker }).worker;
+    assert.ok(worker, 'a worker is running');
+    const inFlight = flusher.flush({ entries: [credit(account.id, 10)], usage: [], touches: [] });
+    await worker.terminate();
+    // the batch may or may not have committed before the thread died; either way the caller hears of it or gets its result
+    const outcome = await inFlight.then(
+      () => 'written',
+      (error: Error) => error.message,
+    );
+    assert.match(outcome, /written|flush worker exited/);
+    const next = credit(account.id, 100);
+    const { written } = await flusher.flush({ entries: [next], usage: [], touches: [] });
+    assert.deepEqual([...written], [next.entryKey]);
+    assert.equal(await ledgerRepository(store.db).sumByAccount(account.id), (await accountsRepository(store.db).get(account.id))?.balanceNano);
+  });
+
+  test('after close a flush is refused at once', async () => {
+    const own = createFlusher(store);
+    await own.close();
+    await assert.rejects(own.flush({ entries: [], usage: [], touches: [] }), /closed/);
+  });
+});
