@@ -53,8 +53,6 @@ export function Dialog({ open, title, onClose, children, wide }: Props) {
     }
   };
 
-  // the effect above closes the modal and puts focus back once the parent has set open=false
-  const close = () => onClose();
 
   return (
     <dialog
@@ -64,14 +62,14 @@ export function Dialog({ open, title, onClose, children, wide }: Props) {
       onKeyDown={onKeyDown}
       onCancel={(e) => {
         e.preventDefault();
-        close();
+        onClose(); // the effect above closes the modal and returns focus once open is false
       }}
     >
       {open && (
         <>
           <header class="dialog-head">
             <h2 id={titleId}>{title}</h2>
-            <button type="button" class="icon-button" aria-label={t('common.close')} onClick={close}>
+            <button type="button" class="icon-button" aria-label={t('common.close')} onClick={onClose}>
               ×
             </button>
           </header>

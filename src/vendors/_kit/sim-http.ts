@@ -1,6 +1,6 @@
 // Small vendor-neutral helpers shared by the vendor simulators (real HTTP servers used by tests,
 // demo mode and the benchmark). Kept deliberately tiny: node:http only, no framework.
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sseData } from './sse.ts';
@@ -127,14 +127,17 @@ export interface SimulatorControls<Scenario, Recorded> {
 /**
  * Listens with a simulator's request handler on a real socket. A handler that throws answers
  * `failure(error)` (or drops an answer already under way); `close` aborts `shutdown` (pending
- * delays and streams) and every open connection.
+ * delays and streams) and every open connection. `attach` adds to the server before it listens
+ * (e.g. WebSocket upgrades) and returns what to close with it.
  */
 export async function serveSimulator<Scenario, Recorded>(
   listen: { host?: string | undefined; port?: number | undefined; basePath: string },
   state: { queue: Scenario[]; requests: Recorded[]; shutdown: AbortController },
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
   failure: (error: unknown) => { status: number; envelope: unknown },
+  attach: (server: Server) => () => void = () => () => undefined,
 ): Promise<SimulatorControls<Scenario, Recorded>> {
+  const host = listen.host ?? '127.0.0.1';
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (state.shutdown.signal.aborted || res.headersSent) {
@@ -145,16 +148,17 @@ export async function serveSimulator<Scenario, Recorded>(
       sendJson(res, answer.status, answer.envelope);
     });
   });
+  const closeAttached = attach(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(listen.port ?? 0, listen.host ?? '127.0.0.1', () => {
+    server.listen(listen.port ?? 0, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
   const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}${listen.basePath}`,
+    baseUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}${listen.basePath}`,
     port,
     requests: state.requests,
     enqueue: (...scenarios) => void state.queue.push(...scenarios),
@@ -164,6 +168,7 @@ export async function serveSimulator<Scenario, Recorded>(
     },
     close() {
       state.shutdown.abort();
+      closeAttached();
       return new Promise((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -1,9 +1,8 @@
 // A deterministic OpenAI-family upstream on a real socket: used by end-to-end tests, demo mode and
 // the benchmark (where it is the "direct" baseline, hence plain node:http and no framework).
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { delay, readJsonBody, sendJson } from '../../_kit/sim-http.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { delay, readJsonBody, sendJson, serveSimulator, type RecordedRequest, type SimulatorControls } from '../../_kit/sim-http.ts';
 import { chatCompletionsEndpoint } from './chat.ts';
 import { completionsEndpoint } from './completions.ts';
 import { embeddingsEndpoint } from './embeddings.ts';
@@ -40,29 +39,12 @@ export interface OpenAISimulatorOptions {
   realtimeGenerations?: Generation[];
 }
 
-export interface RecordedRequest {
-  method: string;
-  /** The request target as received (path and query). */
-  path: string;
-  headers: IncomingHttpHeaders;
-  /** Parsed JSON body; undefined when there was none or it was not valid JSON. */
-  body: unknown;
-}
+export type { RecordedRequest } from '../../_kit/sim-http.ts';
 
-export interface OpenAISimulator {
-  /** "http://127.0.0.1:<port>/v1" */
-  baseUrl: string;
-  port: number;
-  /** Queue scenarios for the next requests (FIFO; each consumed by one request to a POST endpoint). */
-  enqueue(...scenarios: Scenario[]): void;
-  /** Every request received, for tests asserting on the exact upstream body. */
-  readonly requests: RecordedRequest[];
+/** baseUrl is "http://127.0.0.1:<port>/v1"; scenarios are consumed one per POST request (FIFO). */
+export interface OpenAISimulator extends SimulatorControls<Scenario, RecordedRequest> {
   /** GET /v1/realtime: the WebSocket sessions this simulator served. */
   readonly realtime: SimRealtime;
-  /** Clear the scenario queue and the recorded requests. */
-  reset(): void;
-  /** Close the server and all open sockets promptly. */
-  close(): Promise<void>;
 }
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -77,7 +59,6 @@ const MEDIA_PATHS = /^\/v1\/(audio\/|images\/|moderations$|rerank$|videos(\/|$))
 const isMediaPath = (path: string) => MEDIA_PATHS.test(path);
 
 export async function startOpenAISimulator(options: OpenAISimulatorOptions): Promise<OpenAISimulator> {
-  const host = options.host ?? '127.0.0.1';
   const latencyMs = options.latencyMs ?? 0;
   const chunkDelayMs = options.chunkDelayMs ?? 0;
   const streamChunks = Math.max(1, options.streamChunks ?? 20);
@@ -166,48 +147,17 @@ export async function startOpenAISimulator(options: OpenAISimulatorOptions): Pro
     }
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (shutdown.signal.aborted || res.headersSent) {
-        res.destroy();
-        return;
-      }
-      sendJson(res, 500, openAIError(500, `Simulator failure: ${String(error)}`, 'server_error').envelope);
-    });
-  });
-
-  const realtime = attachRealtimeSimulator(server, { apiKey: options.apiKey, generations: options.realtimeGenerations ?? ['ga', 'beta'], record: recordRequests });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  baseUrl = `http://${urlHost}:${port}/v1`;
-
-  return {
-    baseUrl: `http://${urlHost}:${port}/v1`,
-    port,
-    requests,
-    realtime,
-    enqueue(...scenarios: Scenario[]): void {
-      queue.push(...scenarios);
+  let realtime: SimRealtime | undefined;
+  const controls = await serveSimulator(
+    { host: options.host, port: options.port, basePath: '/v1' },
+    { queue, requests, shutdown },
+    handle,
+    (error) => openAIError(500, `Simulator failure: ${String(error)}`, 'server_error'),
+    (server) => {
+      realtime = attachRealtimeSimulator(server, { apiKey: options.apiKey, generations: options.realtimeGenerations ?? ['ga', 'beta'], record: recordRequests });
+      return () => realtime!.closeAll();
     },
-    reset(): void {
-      queue.length = 0;
-      requests.length = 0;
-    },
-    close(): Promise<void> {
-      shutdown.abort();
-      realtime.closeAll();
-      return new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    },
-  };
+  );
+  baseUrl = controls.baseUrl;
+  return { ...controls, realtime: realtime! };
 }
