@@ -4,7 +4,7 @@ import { startDemoIfWanted } from './config/demo.ts';
 import { applyQuickStart, applyYamlConfig } from './config/startup.ts';
 import { closeGateway, createGateway } from './gateway.ts';
 import { closeApp } from './http/close-app.ts';
-import { createLogger } from './observability/logger.ts';
+import { createLogger, flushLogSync } from './observability/logger.ts';
 import { adapters } from './vendors/registry.ts';
 
 const config = loadConfig(process.env, Object.values(adapters).map((a) => a.manifest.envVar));
@@ -28,7 +28,7 @@ log.info(
   `modelgate listening on ${base} (web console ${consoleUrl}, database ${gateway.store.describe})`,
 );
 if (demo) {
-  log.flush(); // the buffered start-up line first, then the banner
+  flushLogSync(log); // the buffered start-up line first, then the banner
   const curl = `curl ${base}/chat/completions -H "Authorization: Bearer ${demo.key}" -H "Content-Type: application/json" -d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello!"}]}'`;
   // printed plainly too: this is the line a new user copies
   process.stdout.write(`\nDemo mode: the built-in vendor simulators are serving as providers.\nDemo key (shown once): ${demo.key}\nTry it:\n  ${curl}\n\n`);

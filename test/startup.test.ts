@@ -9,10 +9,14 @@ const dir = mkdtempSync(join(tmpdir(), 'modelgate-start-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** What a new user does: `npm start` on an empty database, then the printed curl. */
-test('the gateway starts in demo mode, answers the printed request, and stops cleanly on SIGTERM', async () => {
+test('the gateway starts in demo mode, answers the printed request, and stops cleanly on SIGTERM', async (t) => {
   const child = spawn(process.execPath, ['src/main.ts'], {
     env: { ...process.env, PORT: '0', DATABASE_URL: `sqlite:${join(dir, 'modelgate.db')}`, MODELGATE_DEMO: 'auto', MODELGATE_MEDIA_DIR: join(dir, 'media'), LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // a failed assertion must not leave the gateway running (its pipes would keep the suite alive)
+  t.after(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
   });
   let output = '';
   const banner = new Promise<{ key: string; url: string }>((resolve, reject) => {

@@ -30,3 +30,18 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     stream,
   );
 }
+
+/**
+ * Writes the buffered lines now, synchronously: before a banner printed beside the log (so the
+ * start-up line comes first) or on the way out. Falls back to the asynchronous flush when the
+ * stream cannot write synchronously (a custom destination, a write already under way).
+ */
+export function flushLogSync(log: Logger): void {
+  const stream = (log as unknown as Record<symbol, { flushSync?: () => void } | undefined>)[pino.symbols.streamSym];
+  try {
+    if (stream?.flushSync) stream.flushSync();
+    else log.flush();
+  } catch {
+    log.flush();
+  }
+}
