@@ -26,13 +26,19 @@ export interface RouterOptions {
   onProviderGone?: (providerId: string) => void;
 }
 
+/** The providers of one model at one priority, each with the id it knows the model by. */
+type PriorityGroup = Candidate[];
+
 /**
  * Which providers serve a model, in the order to try them: highest priority first, weighted
  * random among equals. Providers whose family lacks the operation are never candidates.
  */
 export class Router {
   private readonly providers = new Map<string, ProviderRuntime>();
-  private byModel = new Map<string, ProviderRuntime[]>();
+  /** model → its providers' candidates grouped by priority, highest first (rebuilt on every change) */
+  private byModel = new Map<string, PriorityGroup[]>();
+  /** model + operation → the groups whose family can serve it, computed once per routing table */
+  private byOperation = new Map<string, PriorityGroup[]>();
   private readonly options: RouterOptions;
   private readonly random: () => number;
 
@@ -90,41 +96,53 @@ export class Router {
 
   /**
    * `via`: an operation whose codec can serve `operation` through a bridge (the messages format
-   * through chat): providers whose family has either one are candidates.
+   * through chat): providers whose family has either one are candidates. This runs on every
+   * request: the filtering and grouping are cached per routing table, only the shuffle is not.
    */
   candidates(model: string, operation: OperationName, via?: OperationName): Candidate[] {
-    const serving = this.byModel.get(model);
-    if (!serving) return [];
-    const able = serving.filter((p) => p.adapter.operations[operation] !== undefined || (via !== undefined && p.adapter.operations[via] !== undefined));
-    const ordered: Candidate[] = [];
-    const priorities = [...new Set(able.map((p) => p.record.priority))].sort((a, b) => b - a);
-    for (const priority of priorities) {
-      for (const provider of this.weightedShuffle(able.filter((p) => p.record.priority === priority))) {
-        ordered.push({ provider, upstreamModel: provider.record.modelMap[model] ?? model });
-      }
+    const cacheKey = via === undefined ? `${operation}\u0000${model}` : `${operation}\u0000${via}\u0000${model}`;
+    let groups = this.byOperation.get(cacheKey);
+    if (groups === undefined) {
+      // unknown models are not cached: clients choose the names
+      if (!this.byModel.has(model)) return [];
+      const able = (c: Candidate) => c.provider.adapter.operations[operation] !== undefined || (via !== undefined && c.provider.adapter.operations[via] !== undefined);
+      groups = (this.byModel.get(model) ?? []).map((group) => group.filter(able)).filter((group) => group.length > 0);
+      this.byOperation.set(cacheKey, groups);
     }
+    // one provider: the cached array itself (callers only read it)
+    if (groups.length === 1 && groups[0]!.length === 1) return groups[0]!;
+    const ordered: Candidate[] = [];
+    for (const group of groups) for (const candidate of this.weightedShuffle(group)) ordered.push(candidate);
     return ordered;
   }
 
   /** Efraimidis–Spirakis: sort by random^(1/weight), a weighted random permutation in one pass. */
-  private weightedShuffle(group: ProviderRuntime[]): ProviderRuntime[] {
+  private weightedShuffle(group: Candidate[]): Candidate[] {
     if (group.length < 2) return group;
     return group
-      .map((p) => ({ p, k: Math.pow(this.random(), 1 / Math.max(p.record.weight, 1e-9)) }))
+      .map((c) => ({ c, k: Math.pow(this.random(), 1 / Math.max(c.provider.record.weight, 1e-9)) }))
       .sort((a, b) => b.k - a.k)
-      .map((x) => x.p);
+      .map((x) => x.c);
   }
 
   private reindex(): void {
-    const index = new Map<string, ProviderRuntime[]>();
+    const byModel = new Map<string, Candidate[]>();
     for (const provider of this.providers.values()) {
       if (!provider.record.enabled) continue;
+      const renamed = new Map(Object.entries(provider.record.modelMap));
       for (const model of provider.record.models) {
-        const list = index.get(model);
-        if (list) list.push(provider);
-        else index.set(model, [provider]);
+        const candidate: Candidate = { provider, upstreamModel: renamed.get(model) ?? model };
+        const list = byModel.get(model);
+        if (list) list.push(candidate);
+        else byModel.set(model, [candidate]);
       }
     }
-    this.byModel = index;
+    const grouped = new Map<string, PriorityGroup[]>();
+    for (const [model, list] of byModel) {
+      const priorities = [...new Set(list.map((c) => c.provider.record.priority))].sort((a, b) => b - a);
+      grouped.set(model, priorities.map((priority) => list.filter((c) => c.provider.record.priority === priority)));
+    }
+    this.byModel = grouped;
+    this.byOperation = new Map();
   }
 }

@@ -35,5 +35,10 @@ export function parseJson(text: string): unknown {
 }
 
 export function parseJsonBytes(bytes: Uint8Array): unknown {
-  return parseJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  return parseJson(utf8Text(bytes));
+}
+
+/** The bytes as UTF-8 text, read in place (Buffer.from(bytes) would copy them first). */
+export function utf8Text(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }

@@ -2,6 +2,7 @@ import type { RerankResult } from '../../core/ir/media.ts';
 import { emptyUsage } from '../../core/usage.ts';
 import type { RerankCodec } from '../../pipeline/codec.ts';
 import { mapCohereError } from './errors.ts';
+import { utf8Text } from '../_kit/read.ts';
 
 interface RerankAnswer {
   id?: unknown;
@@ -17,7 +18,7 @@ export const cohereRerank: RerankCodec = {
     return { path: '/v2/rerank', body: JSON.stringify(body) };
   },
   decode(_call, _target, raw) {
-    const json = JSON.parse(Buffer.from(raw).toString('utf8')) as RerankAnswer;
+    const json = JSON.parse(utf8Text(raw)) as RerankAnswer;
     const units = Number(json.meta?.billed_units?.search_units);
     const searchUnits = Number.isInteger(units) && units > 0 ? units : 1;
     const results = (json.results ?? [])

@@ -3,6 +3,7 @@ import type { GeneratedImage } from '../../core/ir/media.ts';
 import { emptyUsage } from '../../core/usage.ts';
 import type { ImagesCodec } from '../../pipeline/codec.ts';
 import { mapGoogleError } from './media-errors.ts';
+import { utf8Text } from '../_kit/read.ts';
 
 interface Prediction {
   bytesBase64Encoded?: unknown;
@@ -29,7 +30,7 @@ export const geminiPredict: ImagesCodec = {
   },
 
   decode(_call, _target, raw) {
-    const json = JSON.parse(Buffer.from(raw).toString('utf8')) as { predictions?: Prediction[] };
+    const json = JSON.parse(utf8Text(raw)) as { predictions?: Prediction[] };
     const predictions = Array.isArray(json.predictions) ? json.predictions : [];
     const images: GeneratedImage[] = [];
     let reason: string | undefined;

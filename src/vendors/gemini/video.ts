@@ -1,6 +1,7 @@
 import type { VideoPoll } from '../../core/ir/media.ts';
 import type { VideoCodec } from '../../pipeline/codec.ts';
 import { mapGoogleError } from './media-errors.ts';
+import { utf8Text } from '../_kit/read.ts';
 
 interface Operation {
   name?: unknown;
@@ -33,7 +34,7 @@ export const geminiVideo: VideoCodec = {
   },
 
   decode(_call, _target, raw) {
-    const op = JSON.parse(Buffer.from(raw).toString('utf8')) as Operation;
+    const op = JSON.parse(utf8Text(raw)) as Operation;
     if (typeof op.name !== 'string') throw new Error('the upstream answered a video submission without an operation name');
     return { usage: null, result: { upstreamId: op.name } };
   },
@@ -42,7 +43,7 @@ export const geminiVideo: VideoCodec = {
     // the operation name is a path under the API version (`models/…/operations/…`)
     prepare: (job) => ({ method: 'GET', path: `/${job.upstreamId.replace(/^\/+/, '')}` }),
     decode(_job, raw): VideoPoll {
-      const op = JSON.parse(Buffer.from(raw).toString('utf8')) as Operation;
+      const op = JSON.parse(utf8Text(raw)) as Operation;
       if (op.done !== true) {
         const progress = Number(op.metadata?.progressPercent ?? op.metadata?.progress ?? 0);
         return { state: 'running', progress: Number.isFinite(progress) ? progress : 0 };

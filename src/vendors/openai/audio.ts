@@ -3,6 +3,7 @@ import { emptyUsage } from '../../core/usage.ts';
 import type { SpeechCodec, TranscriptionCodec } from '../../pipeline/codec.ts';
 import { multipartBody } from '../_kit/multipart.ts';
 import { mapOpenAIError } from './errors.ts';
+import { utf8Text } from '../_kit/read.ts';
 
 const SPEECH_TYPES: Readonly<Record<SpeechFormat, string>> = {
   mp3: 'audio/mpeg',
@@ -44,7 +45,7 @@ export const openaiTranscriptions: TranscriptionCodec = {
 /** Seconds of audio the vendor reports: `duration` (verbose_json) or `usage: {type: "duration", seconds}`. */
 function reportedSeconds(raw: Uint8Array): number | null {
   try {
-    const json = JSON.parse(Buffer.from(raw).toString('utf8')) as { duration?: unknown; usage?: { type?: unknown; seconds?: unknown } };
+    const json = JSON.parse(utf8Text(raw)) as { duration?: unknown; usage?: { type?: unknown; seconds?: unknown } };
     if (json.usage?.type === 'duration' && typeof json.usage.seconds === 'number') return json.usage.seconds;
     if (typeof json.duration === 'number') return json.duration;
   } catch {

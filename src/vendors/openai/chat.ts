@@ -1,7 +1,7 @@
 import { usageFromIr } from '../../core/ir/usage.ts';
 import type { ChatCall, ChatCodec, DecodedResponse, StreamRelay, TargetInfo } from '../../pipeline/codec.ts';
 import { IrStreamRelay } from '../_kit/ir-relay.ts';
-import { asObject, parseJsonBytes } from '../_kit/read.ts';
+import { asObject, parseJsonBytes, utf8Text } from '../_kit/read.ts';
 import { completionToIr } from './convert-response.ts';
 import { mapOpenAIError } from './errors.ts';
 import { OpenAIPassthroughRelay } from './passthrough-relay.ts';
@@ -67,7 +67,7 @@ function withOutputModalities(body: Record<string, unknown>): Record<string, unk
  * rewrites `model` back to the id the client asked for.
  */
 export function decodeOpenAIJson(raw: Uint8Array, target: TargetInfo, outputText: (json: Record<string, unknown>) => string): DecodedResponse {
-  const json = JSON.parse(Buffer.from(raw).toString('utf8')) as Record<string, unknown>;
+  const json = JSON.parse(utf8Text(raw)) as Record<string, unknown>;
   const usage = fromOpenAIUsage(json.usage);
   const renamed = target.upstreamModel !== target.publicModel && typeof json.model === 'string';
   if (renamed) json.model = target.publicModel;

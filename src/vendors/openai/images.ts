@@ -4,6 +4,7 @@ import { emptyUsage } from '../../core/usage.ts';
 import type { DecodedResponse, ImageEditsCodec, ImagesCodec } from '../../pipeline/codec.ts';
 import { multipartBody } from '../_kit/multipart.ts';
 import { mapOpenAIError } from './errors.ts';
+import { utf8Text } from '../_kit/read.ts';
 
 /**
  * Image generation, edits and variations on an OpenAI-family upstream. Models that take
@@ -54,7 +55,7 @@ interface ImagesAnswer {
 
 /** Each delivered image is one billed unit; an answer without images is a refusal, not a success. */
 export function decodeImages(raw: Uint8Array): DecodedResponse<ImageResult> {
-  const json = JSON.parse(Buffer.from(raw).toString('utf8')) as ImagesAnswer;
+  const json = JSON.parse(utf8Text(raw)) as ImagesAnswer;
   const { created, data, ...extra } = json;
   const mimeType = typeof json.output_format === 'string' ? `image/${json.output_format === 'jpg' ? 'jpeg' : json.output_format}` : 'image/png';
   const images: GeneratedImage[] = [];

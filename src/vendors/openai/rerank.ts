@@ -2,6 +2,7 @@ import type { RerankResult } from '../../core/ir/media.ts';
 import { emptyUsage } from '../../core/usage.ts';
 import type { RerankCodec } from '../../pipeline/codec.ts';
 import { mapOpenAIError } from './errors.ts';
+import { utf8Text } from '../_kit/read.ts';
 
 /**
  * Rerank on an OpenAI-compatible server that speaks the widely used `/v1/rerank` shape
@@ -15,7 +16,7 @@ export const openaiRerank: RerankCodec = {
     return { path: '/rerank', body: JSON.stringify(body) };
   },
   decode(_call, _target, raw) {
-    const json = JSON.parse(Buffer.from(raw).toString('utf8')) as { id?: unknown; results?: unknown; usage?: { total_tokens?: unknown; prompt_tokens?: unknown } };
+    const json = JSON.parse(utf8Text(raw)) as { id?: unknown; results?: unknown; usage?: { total_tokens?: unknown; prompt_tokens?: unknown } };
     const tokens = Number(json.usage?.total_tokens ?? json.usage?.prompt_tokens ?? 0) || 0;
     const result: RerankResult = { results: readResults(json.results), tokens, searchUnits: 1 };
     if (typeof json.id === 'string') result.id = json.id;

@@ -2,6 +2,7 @@ import type { VideoPoll } from '../../core/ir/media.ts';
 import type { VideoCodec } from '../../pipeline/codec.ts';
 import { multipartBody } from '../_kit/multipart.ts';
 import { mapOpenAIError } from './errors.ts';
+import { utf8Text } from '../_kit/read.ts';
 
 interface VideoJob {
   id?: unknown;
@@ -25,7 +26,7 @@ export const openaiVideos: VideoCodec = {
   },
 
   decode(_call, _target, raw) {
-    const job = JSON.parse(Buffer.from(raw).toString('utf8')) as VideoJob;
+    const job = JSON.parse(utf8Text(raw)) as VideoJob;
     if (typeof job.id !== 'string') throw new Error('the upstream answered a video submission without a job id');
     return { usage: null, result: { upstreamId: job.id } };
   },
@@ -33,7 +34,7 @@ export const openaiVideos: VideoCodec = {
   poll: {
     prepare: (job) => ({ method: 'GET', path: `/videos/${encodeURIComponent(job.upstreamId)}` }),
     decode(job, raw): VideoPoll {
-      const status = JSON.parse(Buffer.from(raw).toString('utf8')) as VideoJob;
+      const status = JSON.parse(utf8Text(raw)) as VideoJob;
       if (status.status === 'completed') {
         const seconds = Number(status.seconds);
         return {
