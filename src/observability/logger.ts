@@ -32,6 +32,15 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 }
 
 /**
+ * The logger of the per-request line. That line is built by the pipeline from ids, names and
+ * numbers only — never a header or a body — so it skips the redaction pass, which cost more than
+ * the rest of the line (~5 → ~2 µs per line).
+ */
+export function requestLogger(log: Logger): Logger {
+  return log.child({}, { redact: [] });
+}
+
+/**
  * Writes the buffered lines now, synchronously: before a banner printed beside the log (so the
  * start-up line comes first) or on the way out. Falls back to the asynchronous flush when the
  * stream cannot write synchronously (a custom destination, a write already under way).

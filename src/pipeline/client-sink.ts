@@ -31,13 +31,15 @@ export class StreamSink {
     this.lastWrite = Date.now();
   }
 
-  /** Writes and, when the socket buffer is full, waits until it drains or the client leaves. */
-  async write(text: string): Promise<void> {
-    if (text.length === 0 || this.gone) return;
+  /**
+   * Writes; when the socket buffer is full, returns a promise that settles once it drains or
+   * the client leaves (no promise, and no turn of the event loop, when there is room).
+   */
+  write(text: string | Uint8Array): Promise<unknown> | undefined {
+    if (text.length === 0 || this.gone) return undefined;
     this.lastWrite = Date.now();
-    if (!this.res.write(text)) {
-      await Promise.race([once(this.res, 'drain'), once(this.res, 'close')]);
-    }
+    if (this.res.write(text)) return undefined;
+    return Promise.race([once(this.res, 'drain'), once(this.res, 'close')]);
   }
 
   end(text = ''): void {

@@ -82,6 +82,14 @@ export interface StreamOutcome {
 export interface StreamRelay {
   /** one upstream event → text for the client ('' = nothing to write) */
   onEvent(event: SseEvent): string;
+  /**
+   * Optional byte path, used instead of decoding events when present: one network chunk → what
+   * to write to the client. A relay that passes most events on unchanged skips their UTF-8
+   * decoding and re-encoding this way.
+   */
+  onChunk?(chunk: Uint8Array): Uint8Array | string;
+  /** with onChunk: the upstream body ended; anything still to write */
+  onChunkEnd?(): string;
   /** the upstream closed the stream */
   end(): StreamOutcome;
   /** in-band error text in the client's dialect, written before closing a failed stream */

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { GatewayError, upstreamUnavailable } from '../core/errors.ts';
 import { emptyUsage } from '../core/usage.ts';
 import type { Gateway } from '../gateway.ts';
-import { SseDecoder } from '../vendors/_kit/sse.ts';
+import { SseDecoder, type SseEvent } from '../vendors/_kit/sse.ts';
 import { KeepAliveTicker, StreamSink } from './client-sink.ts';
 import type { StreamRelay } from './codec.ts';
 import type { RequestOutcome } from './request-record.ts';
@@ -41,7 +41,8 @@ export const keepAlive = new KeepAliveTicker();
 export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result>, relay: StreamRelay, body: UpstreamBodyStream): Promise<AttemptResult> {
   const { gateway, ctx, op, reply, outcome, provider, providerLabel, clientGone } = scope;
   const sink = new StreamSink(reply.raw);
-  const decoder = new SseDecoder();
+  // only relays without a byte path decode events here
+  let decoder: SseDecoder | undefined;
   const commit = () => {
     reply.hijack();
     sink.commit(ctx.responseHeaders);
@@ -54,21 +55,17 @@ export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result
 
   try {
     for await (const chunk of body) {
-      let out = '';
-      for (const event of decoder.push(chunk)) {
-        out += relay.onEvent(event);
-        if (relay.failed) break;
-      }
+      const out = relay.onChunk ? relay.onChunk(chunk) : eventsText(relay, (decoder ??= new SseDecoder()).push(chunk));
       if (relay.failed) break;
       if (out.length > 0) {
         if (!sink.committed) commit();
-        await sink.write(out);
+        const draining = sink.write(out);
+        if (draining) await draining;
         if (clientGone.aborted) break;
       }
     }
     if (!relay.failed && !clientGone.aborted) {
-      let tail = '';
-      for (const event of decoder.end()) tail += relay.onEvent(event);
+      const tail = relay.onChunkEnd ? relay.onChunkEnd() : eventsText(relay, (decoder ??= new SseDecoder()).end());
       if (tail.length > 0 && !relay.failed) {
         if (!sink.committed) commit();
         await sink.write(tail);
@@ -125,6 +122,16 @@ export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result
   outcome.estimated = end.usage === null;
   finish(end.trailer);
   return { kind: 'done' };
+}
+
+/** The client's text for a run of events; stops at an in-band failure (nothing after it is relayed). */
+function eventsText(relay: StreamRelay, events: SseEvent[]): string {
+  let out = '';
+  for (const event of events) {
+    out += relay.onEvent(event);
+    if (relay.failed) break;
+  }
+  return out;
 }
 
 export function transportFailure<Call, Result>(scope: AttemptScope<Call, Result>, error: unknown): AttemptResult {

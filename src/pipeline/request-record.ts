@@ -42,7 +42,7 @@ export function recordRequest(gateway: Gateway, ctx: RequestContext, endpoint: s
   gateway.sync.touchKey({ keyId: key.id, lastUsedAt: now });
 
   const costUsd = nanoToUsd(outcome.costNano);
-  gateway.log.info(
+  gateway.requestLog.info(
     {
       reqId: ctx.requestId,
       keyId: key.id,

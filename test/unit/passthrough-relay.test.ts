@@ -141,4 +141,79 @@ describe('OpenAIPassthroughRelay', () => {
     const [data] = clientEvents(text);
     assert.deepEqual(JSON.parse(data!), { error: { message: 'gone', type: 'server_error', param: null, code: 'upstream_stream_interrupted' } });
   });
+
+  describe('the byte path (onChunk)', () => {
+    const wire = (datas: string[], lineEnd = '\n') => datas.map((d) => `data: ${d}${lineEnd}${lineEnd}`).join('');
+    const multiByte = (model = 'gpt-4o-mini') => [chunk(model, 'héllo 世界 🙂'), chunk(model, ' and more'), chunk(model, null), chunk(model, null, usageObject(12, 3, 4), false), '[DONE]'];
+
+    /** the upstream bytes cut at `cuts`, through onChunk and onChunkEnd */
+    function feed(relay: OpenAIPassthroughRelay, bytes: Buffer, cuts: number[]): Buffer {
+      const out: Buffer[] = [];
+      let from = 0;
+      for (const cut of [...cuts, bytes.length]) {
+        const written = relay.onChunk(bytes.subarray(from, cut));
+        out.push(Buffer.from(written));
+        from = cut;
+      }
+      out.push(Buffer.from(relay.onChunkEnd()));
+      return Buffer.concat(out);
+    }
+
+    for (const clientWantsUsage of [true, false]) {
+      test(`cut at every byte offset, it writes what the event path writes (include_usage ${clientWantsUsage})`, () => {
+        const upstream = multiByte();
+        const expected = run(new OpenAIPassthroughRelay(same, clientWantsUsage, deltaText), upstream);
+        const bytes = Buffer.from(wire(upstream));
+        for (let cut = 0; cut <= bytes.length; cut++) {
+          const relay = new OpenAIPassthroughRelay(same, clientWantsUsage, deltaText);
+          const out = feed(relay, bytes, [cut]);
+          assert.equal(out.toString('utf8'), expected, `cut at ${cut}`);
+          assert.equal(relay.end().complete, true);
+          assert.equal(relay.end().usage?.inputTokens, 12);
+        }
+      });
+    }
+
+    test('unchanged events are passed on as the very bytes that came', () => {
+      const relay = new OpenAIPassthroughRelay(same, true, deltaText);
+      const bytes = Buffer.from(wire([chunk('gpt-4o-mini', 'a'), chunk('gpt-4o-mini', 'b')]));
+      const out = relay.onChunk(bytes);
+      assert.ok(out instanceof Uint8Array);
+      assert.equal(Buffer.compare(Buffer.from(out), bytes), 0);
+      assert.equal(relay.deliveredOutputTokens(), countTextTokens('ab'));
+    });
+
+    test('CR line ends, comments, named and multi-line events go through the text path', () => {
+      const crlf = new OpenAIPassthroughRelay(same, false, deltaText);
+      const text = feed(crlf, Buffer.from(wire(multiByte(), '\r\n')), [7]).toString('utf8');
+      assert.deepEqual(clientEvents(text + crlf.end().trailer).map((d) => (d === '[DONE]' ? d : JSON.parse(d).choices.length)), [1, 1, 1, '[DONE]']);
+      assert.equal(crlf.end().usage?.outputTokens, 3);
+
+      const odd = new OpenAIPassthroughRelay(same, true, deltaText);
+      const a = chunk('gpt-4o-mini', 'a');
+      const out = feed(odd, Buffer.from(`: keep-alive\n\nevent: message\ndata: ${a}\n\ndata: {"x":\ndata: 1}\n\ndata: [DONE]\n\n`), []).toString('utf8');
+      assert.deepEqual(clientEvents(out), [a, '{"x":\n1}']);
+      assert.equal(odd.end().complete, true);
+    });
+
+    test('an in-band error fails the relay and nothing after it is written; a renamed model is renamed', () => {
+      const relay = new OpenAIPassthroughRelay(same, true, deltaText);
+      const out = feed(relay, Buffer.from(wire([chunk('gpt-4o-mini', 'partial'), '{"error":{"message":"overloaded"}}', chunk('gpt-4o-mini', 'late')])), []);
+      assert.match(relay.failed?.message ?? '', /overloaded/);
+      assert.deepEqual(clientEvents(out.toString('utf8')).map((d) => JSON.parse(d).choices[0].delta.content), ['partial']);
+
+      const renamed = new OpenAIPassthroughRelay(mapped, true, deltaText);
+      const text = feed(renamed, Buffer.from(wire(multiByte('llama-3.1-8b'))), [30]).toString('utf8');
+      assert.equal(text.includes('llama-3.1-8b'), false);
+      assert.ok(clientEvents(text).every((d) => JSON.parse(d).model === 'gpt-4o-mini'));
+    });
+
+    test('a last event cut off by the end of the stream is dropped; the stream is not complete', () => {
+      const relay = new OpenAIPassthroughRelay(same, true, deltaText);
+      const bytes = Buffer.from(wire([chunk('gpt-4o-mini', 'a')]) + 'data: {"partial');
+      const out = feed(relay, bytes, [10]).toString('utf8');
+      assert.equal(clientEvents(out).length, 1);
+      assert.equal(relay.end().complete, false);
+    });
+  });
 });

@@ -41,9 +41,13 @@ export class SseDecoder {
 
 const EMPTY: SseEvent[] = [];
 
-/** One `data:` event; JSON.stringify output never contains a raw newline, so one line suffices. */
+/** One `data:` event: a line per line of the data (JSON.stringify output has one; an upstream's may have several). */
 export function sseData(data: string): string {
-  return `data: ${data}\n\n`;
+  if (!data.includes('\n')) return `data: ${data}\n\n`;
+  return `${data
+    .split('\n')
+    .map((line) => `data: ${line}`)
+    .join('\n')}\n\n`;
 }
 
 /** A named event, as the messages family requires (`event:` line equal to the JSON type). */

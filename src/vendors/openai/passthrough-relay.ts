@@ -2,11 +2,21 @@ import { GatewayError, upstreamUnavailable } from '../../core/errors.ts';
 import type { Usage } from '../../core/usage.ts';
 import type { StreamOutcome, StreamRelay, TargetInfo } from '../../pipeline/codec.ts';
 import { countTextTokens } from '../../pipeline/token-counter.ts';
-import { sseData, type SseEvent } from '../_kit/sse.ts';
+import { SseDecoder, sseData, type SseEvent } from '../_kit/sse.ts';
 import { fromOpenAIUsage } from './usage.ts';
 
 const DONE = sseData('[DONE]');
 const STARTS_WITH_ERROR = /^\s*\{\s*"error"\s*:/;
+const EVENT_END = Buffer.from('\n\n');
+const DATA_PREFIX = Buffer.from('data:');
+const DONE_DATA = Buffer.from('[DONE]');
+const USAGE_OBJECT = Buffer.from('"usage":{');
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+const NOTHING = new Uint8Array(0);
+/** an event the byte path passes on exactly as it came */
+const UNCHANGED = Symbol('unchanged');
 
 /**
  * Relays an OpenAI-dialect stream to an OpenAI-dialect client, event by event, unchanged but
@@ -17,7 +27,11 @@ const STARTS_WITH_ERROR = /^\s*\{\s*"error"\s*:/;
 export class OpenAIPassthroughRelay implements StreamRelay {
   private usage: Usage | null = null;
   private done = false;
-  private readonly delivered: string[] = [];
+  private readonly delivered: Array<string | Uint8Array> = [];
+  /** the byte path's unfinished last event */
+  private rest: Buffer | undefined;
+  /** set when the stream uses CR line ends: from then on, events are decoded as text */
+  private text: SseDecoder | undefined;
   private readonly renameFrom: string | null;
   private readonly renameTo: string;
   private readonly clientWantsUsage: boolean;
@@ -53,6 +67,44 @@ export class OpenAIPassthroughRelay implements StreamRelay {
     return sseData(data);
   }
 
+  /**
+   * The byte path: network chunks in, bytes for the client out. Events are found by their blank
+   * line and passed on as they came — no UTF-8 decoding and re-encoding of text that only passes
+   * through; only an event that must be looked into (usage, an error, a renamed model, an
+   * unusual shape) is decoded, through onEvent. A stream with CR line ends goes to text.
+   */
+  onChunk(chunk: Uint8Array): Uint8Array | string {
+    const bytes = this.rest ? Buffer.concat([this.rest, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    this.rest = undefined;
+    if (this.text || bytes.includes(CR)) return this.textChunk(bytes);
+    const out: Array<Uint8Array | string> = [];
+    let start = 0;
+    /** start of the run of unchanged events not yet put out */
+    let run = 0;
+    for (let end = bytes.indexOf(EVENT_END, start); end !== -1; end = bytes.indexOf(EVENT_END, start)) {
+      const verdict = this.rawEvent(bytes, start, end);
+      if (verdict !== UNCHANGED) {
+        if (run < start) out.push(bytes.subarray(run, start));
+        if (verdict.length > 0) out.push(verdict);
+        run = end + 2;
+      }
+      start = end + 2;
+    }
+    if (run < start) out.push(bytes.subarray(run, start));
+    if (start < bytes.length) this.rest = bytes.subarray(start);
+    if (out.length === 0) return NOTHING;
+    if (out.length === 1) return out[0]!;
+    return Buffer.concat(out.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
+  }
+
+  /** The end of the upstream body: a cut-off last event is dropped, as the SSE rules say. */
+  onChunkEnd(): string {
+    if (!this.text) return '';
+    let out = '';
+    for (const event of this.text.end()) out += this.onEvent(event);
+    return out;
+  }
+
   end(): StreamOutcome {
     return { complete: this.done, usage: this.usage, trailer: this.done ? DONE : '' };
   }
@@ -66,12 +118,48 @@ export class OpenAIPassthroughRelay implements StreamRelay {
     let text = '';
     for (const data of this.delivered) {
       try {
-        text += this.outputText(JSON.parse(data) as Record<string, unknown>);
+        text += this.outputText(JSON.parse(typeof data === 'string' ? data : Buffer.from(data).toString('utf8')) as Record<string, unknown>);
       } catch {
         // a malformed upstream event carries no countable text
       }
     }
     return countTextTokens(text);
+  }
+
+  /** One event of the byte path, bytes[start, end) without its blank line. */
+  private rawEvent(bytes: Buffer, start: number, end: number): typeof UNCHANGED | Uint8Array | string {
+    if (this.done || this.failed) return NOTHING;
+    // the common shape, one `data:` line; anything else (comments, named events, several lines) as text
+    const lineEnd = bytes.indexOf(LF, start);
+    if (end - start < DATA_PREFIX.length || bytes.compare(DATA_PREFIX, 0, DATA_PREFIX.length, start, start + DATA_PREFIX.length) !== 0 || lineEnd < end) {
+      return this.textEvents(bytes.subarray(start, end + 2));
+    }
+    let dataStart = start + DATA_PREFIX.length;
+    if (bytes[dataStart] === SPACE) dataStart++;
+    const data = bytes.subarray(dataStart, end);
+    if (data.equals(DONE_DATA)) {
+      this.done = true;
+      return NOTHING;
+    }
+    // events that need a look inside: usage, a renamed model, an error (JSON that starts with "error")
+    if (this.renameFrom !== null || data.includes(USAGE_OBJECT) || STARTS_WITH_ERROR.test(data.toString('latin1', 0, Math.min(data.length, 32)))) {
+      return this.onEvent({ data: data.toString('utf8'), event: undefined, id: undefined });
+    }
+    this.delivered.push(data);
+    return UNCHANGED;
+  }
+
+  private textEvents(bytes: Uint8Array): string {
+    let out = '';
+    for (const event of new SseDecoder().push(bytes)) out += this.onEvent(event);
+    return out;
+  }
+
+  private textChunk(bytes: Uint8Array): string {
+    this.text ??= new SseDecoder();
+    let out = '';
+    for (const event of this.text.push(bytes)) out += this.onEvent(event);
+    return out;
   }
 }
 
