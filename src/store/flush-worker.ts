@@ -2,6 +2,8 @@
 // connection. node:sqlite is synchronous: run on the event loop, a flush of a few hundred rows
 // stalls every request for milliseconds; here it runs beside it (WAL lets the main connection
 // keep reading). The SQL is the same repository code as on the main thread.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Kysely } from 'kysely';
 import { ledgerRepository, type WriteBatch } from './repositories/ledger.ts';
@@ -16,6 +18,19 @@ export interface FlushRequest {
 export type FlushReply = { id: number; written: string[] } | { id: number; error: string };
 
 const { path } = workerData as { path: string };
+
+/**
+ * On Linux a thread has its own nice value: this one yields to the event loop when both want
+ * the same core (a flush of a few hundred rows takes milliseconds; requests should not wait
+ * behind it). Best effort: elsewhere, or without /proc, the worker keeps the normal priority.
+ */
+const FLUSH_THREAD_NICE = 10;
+try {
+  const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, FLUSH_THREAD_NICE);
+} catch {
+  // not Linux, or not allowed: normal priority
+}
 const db = new Kysely<Database>({ dialect: nodeSqliteDialect(path) });
 const repository = ledgerRepository(db);
 

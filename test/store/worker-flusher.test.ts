@@ -2,6 +2,7 @@
 // as the in-place flush, a worker that dies fails its flush (the state sync retries) and the next
 // flush gets a new worker, and a closed flusher refuses instead of hanging.
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { after, before, describe, test } from 'node:test';
 import { newId } from '../../src/core/ids.ts';
@@ -37,6 +38,18 @@ describe('worker flusher on an SQLite file', () => {
     assert.equal((await accountsRepository(store.db).get(account.id))?.balanceNano, 7_000);
     const again = await flusher.flush({ entries: [first], usage: [], touches: [] });
     assert.equal(again.written.size, 0, 'an entry key is applied once, also across connections');
+  });
+
+  test('on Linux the flush thread runs at a lower priority than the event loop', { skip: process.platform !== 'linux' }, async () => {
+    const account = await accountsRepository(store.db).insert({ id: newId('acct'), name: 'nice', email: null });
+    await flusher.flush({ entries: [credit(account.id, 1)], usage: [], touches: [] });
+    // field 19 of /proc/<pid>/task/<tid>/stat is the nice value; the command may contain spaces, so count after ')'
+    const niceOf = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+    const threads = readdirSync('/proc/self/task').map((tid) => ({ tid, name: readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim() }));
+    const flushThreads = threads.filter((t) => t.name === 'WorkerThread');
+    assert.ok(flushThreads.length >= 1, `a worker thread exists (${threads.map((t) => t.name).join(', ')})`);
+    assert.ok(flushThreads.some((t) => niceOf(t.tid) === 10), 'the flush worker is niced');
+    assert.equal(niceOf(String(process.pid)), 0, 'the event loop keeps the normal priority');
   });
 
   test('a worker that dies fails its flush, and the next flush starts a new one', async () => {
