@@ -208,6 +208,17 @@ describe('OpenAIPassthroughRelay', () => {
       assert.ok(clientEvents(text).every((d) => JSON.parse(d).model === 'gpt-4o-mini'));
     });
 
+    test('short events pass; an error in compact or spaced JSON is caught', () => {
+      const short = new OpenAIPassthroughRelay(same, true, deltaText);
+      assert.equal(Buffer.from(feed(short, Buffer.from(wire(['{"a":1}', '{}', '1'])), [])).toString(), wire(['{"a":1}', '{}', '1']));
+      assert.equal(short.failed, undefined);
+      for (const error of ['{"error":{"message":"x"}}', ' { "error" : {"message":"x"}}']) {
+        const relay = new OpenAIPassthroughRelay(same, true, deltaText);
+        feed(relay, Buffer.from(wire([error])), []);
+        assert.equal(relay.failed?.code, 'upstream_stream_error', error);
+      }
+    });
+
     test('a last event cut off by the end of the stream is dropped; the stream is not complete', () => {
       const relay = new OpenAIPassthroughRelay(same, true, deltaText);
       const bytes = Buffer.from(wire([chunk('gpt-4o-mini', 'a')]) + 'data: {"partial');

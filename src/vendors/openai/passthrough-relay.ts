@@ -14,6 +14,9 @@ const USAGE_OBJECT = Buffer.from('"usage":{');
 const LF = 0x0a;
 const CR = 0x0d;
 const SPACE = 0x20;
+const OPEN_BRACE = 0x7b;
+const QUOTE = 0x22;
+const ERROR_KEY = Buffer.from('error"');
 const NOTHING = new Uint8Array(0);
 /** an event the byte path passes on exactly as it came */
 const UNCHANGED = Symbol('unchanged');
@@ -142,7 +145,7 @@ export class OpenAIPassthroughRelay implements StreamRelay {
       return NOTHING;
     }
     // events that need a look inside: usage, a renamed model, an error (JSON that starts with "error")
-    if (this.renameFrom !== null || data.includes(USAGE_OBJECT) || STARTS_WITH_ERROR.test(data.toString('latin1', 0, Math.min(data.length, 32)))) {
+    if (this.renameFrom !== null || data.includes(USAGE_OBJECT) || mayBeError(data)) {
       return this.onEvent({ data: data.toString('utf8'), event: undefined, id: undefined });
     }
     this.delivered.push(data);
@@ -161,6 +164,15 @@ export class OpenAIPassthroughRelay implements StreamRelay {
     for (const event of this.text.push(bytes)) out += this.onEvent(event);
     return out;
   }
+}
+
+/**
+ * Could this event's JSON start with "error"? A chunk starts `{"id"` (or another key) in the
+ * compact JSON vendors send: two byte compares settle it; other spacing goes to the regex.
+ */
+function mayBeError(data: Buffer): boolean {
+  if (data[0] === OPEN_BRACE && data[1] === QUOTE) return data.length >= 2 + ERROR_KEY.length && data.compare(ERROR_KEY, 0, ERROR_KEY.length, 2, 2 + ERROR_KEY.length) === 0;
+  return STARTS_WITH_ERROR.test(data.toString('latin1', 0, Math.min(data.length, 32)));
 }
 
 function parseOrNull(data: string): { usage?: unknown; choices?: unknown } | null {
