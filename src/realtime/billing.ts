@@ -5,7 +5,7 @@ import { GatewayError, insufficientQuota } from '../core/errors.ts';
 import type { Nano } from '../core/money.ts';
 import type { Gateway } from '../gateway.ts';
 import type { ResponseEstimator } from './estimate.ts';
-import { recordRealtimeResponse, type SessionIdentity } from './record.ts';
+import { realtimeRequestId, recordRealtimeResponse, type SessionIdentity } from './record.ts';
 import { readRealtimeUsage } from './usage.ts';
 import { isObject, type Json } from './translate/shapes.ts';
 
@@ -145,7 +145,7 @@ export class SessionBilling {
     }
     const usage = readRealtimeUsage(response);
     const cost = usage ? costOf(this.gateway.catalogue.get(this.identity.model).pricing, usage) : 0;
-    this.gateway.ledger.settle(run.held.hold, cost, { entryKey: `realtime:${this.identity.sessionId}:${id}`, requestId: this.identity.requestId });
+    this.gateway.ledger.settle(run.held.hold, cost, { entryKey: `realtime:${this.identity.sessionId}:${id}`, requestId: realtimeRequestId(this.identity.requestId, id) });
     this.gateway.sharedHolds?.release(run.held.shared);
     if (cost > 0) this.chargedNano += cost;
     this.responses++;

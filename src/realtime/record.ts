@@ -40,7 +40,8 @@ export function recordRealtimeResponse(
   const status = statusOf(response.status);
   const errorType = response.status === 'failed' ? 'server_error' : null;
   gateway.sync.recordUsage({
-    request_id: session.requestId,
+    // one row per response: the handshake's request id and the response's id
+    request_id: realtimeRequestId(session.requestId, response.id),
     created_at: now,
     account_id: session.principal.accountId,
     key_id: key.id,
@@ -89,4 +90,9 @@ export function recordRealtimeResponse(
     m.tokens.inc({ model: session.model, direction: 'output' }, usage.outputTokens);
     if (costNano > 0) m.cost.inc({ model: session.model }, costUsd);
   }
+}
+
+/** A realtime response's request id in the journal and the usage rows: `<handshake request id>:<response id>`. */
+export function realtimeRequestId(handshakeRequestId: string, responseId: string): string {
+  return `${handshakeRequestId}:${responseId}`;
 }

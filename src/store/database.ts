@@ -7,6 +7,7 @@ import type { DialectName } from './dialect-name.ts';
 import { initialMigration } from './migrations/001-initial.ts';
 import { mediaMigration } from './migrations/002-media.ts';
 import { consoleMigration } from './migrations/003-console.ts';
+import { usageUniqueMigration } from './migrations/004-usage-unique.ts';
 import type { Database } from './schema.ts';
 import { nodeSqliteDialect } from './sqlite-dialect.ts';
 
@@ -79,6 +80,7 @@ async function migrate(store: Store, migrationSchema: string | undefined): Promi
     '001-initial': initialMigration(store.dialect),
     '002-media': mediaMigration(),
     '003-console': consoleMigration(),
+    '004-usage-unique': usageUniqueMigration(),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   const migrator = new Migrator({ db: store.db, provider, ...(migrationSchema && { migrationTableSchema: migrationSchema }) });

@@ -117,6 +117,26 @@ for (const database of bothDatabases('flush')) {
       assert.equal((await usageRepository(store.db).list({ accountId: account.id, limit: 10 })).length, 2);
     });
 
+    test('a batch flushed twice (its first commit acknowledgement lost) adds its usage rows and rollups once', async () => {
+      const { account, key } = await fixture();
+      const ledger = ledgerRepository(store.db);
+      const charge = entry(account.id, -3_000, { keyId: key.id, requestId: 'retried' });
+      const rows = [usageRow(account.id, key.id), usageRow(account.id, key.id)];
+      const batch = { entries: [entry(account.id, 1_000_000), charge], usage: rows, touches: [] };
+      await ledger.flush(batch);
+      const again = await ledger.flush({ ...batch, usage: [...rows, usageRow(account.id, key.id, { prompt_tokens: 7 })] });
+      assert.equal(again.written.size, 0, 'journal rows are skipped by entry key');
+      const usage = await usageRepository(store.db).list({ accountId: account.id, limit: 10 });
+      assert.equal(usage.length, 3, 'the two retried rows once, the new row once');
+      const rollup = await store.db
+        .selectFrom('usage_rollup_hour')
+        .select((eb) => [eb.fn.sum<number>('requests').as('requests'), eb.fn.sum<number>('prompt_tokens').as('prompt')])
+        .where('account_id', '=', account.id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual([Number(rollup.requests), Number(rollup.prompt)], [3, 27], 'rollups count what was inserted, not what was sent');
+      assert.equal(await ledger.sumByAccount(account.id), 997_000);
+    });
+
     test('an entry key already written is skipped and never applied twice', async () => {
       const { account, key } = await fixture();
       const ledger = ledgerRepository(store.db);

@@ -109,8 +109,22 @@ export function ledgerRepository(db: Kysely<Database>) {
         for (const [keyId, at] of lastUse) {
           await trx.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId).execute();
         }
-        for (const part of chunks(batch.usage)) await trx.insertInto('usage_log').values(part).execute();
-        await addToRollups(trx, batch.usage);
+        // a request id is written once: a batch retried after a lost commit acknowledgement adds nothing
+        const freshUsage: NewUsageRow[] = [];
+        for (const part of chunks(batch.usage)) {
+          const inserted = await trx
+            .insertInto('usage_log')
+            .values(part)
+            .onConflict((oc) => oc.column('request_id').doNothing())
+            .returning('request_id')
+            .execute();
+          if (inserted.length === part.length) freshUsage.push(...part);
+          else {
+            const written = new Set(inserted.map((row) => row.request_id));
+            for (const row of part) if (written.has(row.request_id)) freshUsage.push(row);
+          }
+        }
+        await addToRollups(trx, freshUsage);
         return { written };
       });
     },
