@@ -6,7 +6,6 @@ import type { Gateway } from '../gateway.ts';
 import { measureBytes } from '../media/audio-duration.ts';
 import { authHeaders } from '../pipeline/auth-headers.ts';
 import type { JobRef, UpstreamRequest, VideoCodec } from '../pipeline/codec.ts';
-import { readBody } from '../pipeline/read-body.ts';
 import type { ProviderRuntime } from '../pipeline/router.ts';
 import type { VideoJobRow } from '../store/schema.ts';
 
@@ -98,7 +97,7 @@ export class VideoWorker {
     const ref: JobRef = { upstreamId: job.upstream_id, upstreamModel: job.upstream_model };
 
     const response = await this.send(provider, codec.poll.prepare(ref));
-    const body = await readBody(response.body, 1024 * 1024);
+    const body = await response.body.readAll(1024 * 1024);
     if (response.status === 404) return this.fail(job, hold, 'upstream_job_lost', 'The upstream no longer knows this job; nothing was charged.');
     if (response.status >= 400) throw new Error(`upstream answered a poll with HTTP ${response.status}`);
     const poll = codec.poll.decode(ref, body);
@@ -125,10 +124,10 @@ export class VideoWorker {
     else {
       const response = await this.send(provider, codec.download(ref, poll.download.path));
       if (response.status >= 400) {
-        await readBody(response.body, 64 * 1024).catch(() => undefined);
+        await response.body.readAll(64 * 1024).catch(() => undefined);
         throw new Error(`upstream answered the video download with HTTP ${response.status}`);
       }
-      bytes = await readBody(response.body, MAX_VIDEO_BYTES);
+      bytes = await response.body.readAll(MAX_VIDEO_BYTES);
     }
     // the vendor's own count first; else the file's length; else what was ordered (and held)
     const seconds = poll.seconds ?? (await measureBytes(bytes, poll.contentType)) ?? job.seconds_requested;

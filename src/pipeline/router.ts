@@ -103,10 +103,11 @@ export class Router {
     const cacheKey = via === undefined ? `${operation}\u0000${model}` : `${operation}\u0000${via}\u0000${model}`;
     let groups = this.byOperation.get(cacheKey);
     if (groups === undefined) {
+      const serving = this.byModel.get(model);
       // unknown models are not cached: clients choose the names
-      if (!this.byModel.has(model)) return [];
+      if (!serving) return [];
       const able = (c: Candidate) => c.provider.adapter.operations[operation] !== undefined || (via !== undefined && c.provider.adapter.operations[via] !== undefined);
-      groups = (this.byModel.get(model) ?? []).map((group) => group.filter(able)).filter((group) => group.length > 0);
+      groups = serving.map((group) => group.filter(able)).filter((group) => group.length > 0);
       this.byOperation.set(cacheKey, groups);
     }
     // one provider: the cached array itself (callers only read it)

@@ -8,7 +8,6 @@ import { emptyUsage } from '../core/usage.ts';
 import type { Gateway } from '../gateway.ts';
 import { authHeaders } from './auth-headers.ts';
 import type { DecodedResponse, OperationCodec, TargetInfo } from './codec.ts';
-import { readBody } from './read-body.ts';
 import { relayBytes } from './relay-bytes.ts';
 import { ClientGone, relayStream, transportFailure, type AttemptResult, type AttemptScope } from './relay-sse.ts';
 import { recordRequest, type RequestOutcome } from './request-record.ts';
@@ -222,7 +221,7 @@ async function attempt<Call, Result>(
   gateway.metrics.upstreamLatency.observe({ provider: providerLabel }, (performance.now() - sent) / 1000);
 
   if (response.status >= 400) {
-    const body = await readBody(response.body, MAX_ERROR_BODY).catch(() => new Uint8Array());
+    const body = await response.body.readAll(MAX_ERROR_BODY).catch(() => new Uint8Array());
     const failure = codec.mapError(response.status, body, response.headers);
     // a request the vendor rejects says nothing about the vendor's health
     scope.health.report(!failure.retryable);
@@ -237,7 +236,7 @@ async function attempt<Call, Result>(
 
   let raw: Uint8Array;
   try {
-    raw = await readBody(response.body);
+    raw = await response.body.readAll();
   } catch (error) {
     if (clientGone.aborted) return chargePromptOnAbort(scope);
     return transportFailure(scope, error);

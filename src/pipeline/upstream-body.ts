@@ -3,6 +3,8 @@ import { GatewayError } from '../core/errors.ts';
 
 /** Past this many unread bytes the upstream connection is paused until the reader catches up. */
 const HIGH_WATER_BYTES = 64 * 1024;
+/** the largest whole answer read into memory when the caller names no smaller limit */
+const DEFAULT_BODY_LIMIT = 256 * 1024 * 1024;
 
 type Waiter = { resolve(result: IteratorResult<Uint8Array>): void; reject(error: unknown): void };
 
@@ -20,7 +22,7 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
   private failure: Error | undefined;
   private destroyed = false;
   private waiter: Waiter | undefined;
-  /** readAll's size limit and its waiter */
+  /** readAll's size limit (a streamed body has none) and its waiter */
   private limit = Infinity;
   private whole: { resolve(bytes: Uint8Array): void; reject(error: unknown): void } | undefined;
   private readonly controller: Dispatcher.DispatchController;
@@ -79,8 +81,11 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
     if (!this.ended && this.failure === undefined && !this.controller.aborted) this.controller.abort(new Error('upstream body discarded'));
   }
 
-  /** The whole body in one buffer; more than `limit` bytes fail with 502 upstream_too_large. */
-  readAll(limit = Infinity): Promise<Uint8Array> {
+  /**
+   * The whole body in one buffer; more than `limit` bytes fail with 502 upstream_too_large (a
+   * misbehaving upstream must not exhaust memory).
+   */
+  readAll(limit = DEFAULT_BODY_LIMIT): Promise<Uint8Array> {
     this.limit = limit;
     if (this.receivedBytes > limit) this.tooLarge();
     if (this.failure !== undefined) return Promise.reject(this.failure);
@@ -118,7 +123,6 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
     });
   }
 
-  /** a misbehaving upstream must not exhaust memory */
   private tooLarge(): void {
     const error = new GatewayError({ status: 502, type: 'server_error', message: 'The upstream answer was too large.', code: 'upstream_too_large' });
     this.fail(error);

@@ -2,7 +2,6 @@ import { notFound } from '../../core/errors.ts';
 import type { Gateway } from '../../gateway.ts';
 import { authHeaders } from '../../pipeline/auth-headers.ts';
 import type { ChatCall, EmbeddingsCall, OperationCodec, TargetInfo } from '../../pipeline/codec.ts';
-import { readBody } from '../../pipeline/read-body.ts';
 import { openaiChatOutput } from '../../dialects/openai/chat-output.ts';
 
 const TIMEOUT_MS = 20_000;
@@ -60,7 +59,7 @@ export async function testProvider(gateway: Gateway, providerId: string): Promis
       body: prepared.body,
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
-    const body = await readBody(response.body, 1024 * 1024);
+    const body = await response.body.readAll(1024 * 1024);
     if (response.status >= 400) {
       const failure = codec.mapError(response.status, body, response.headers);
       return { ok: false, model, status: response.status, latency_ms: elapsed(), message: failure.error.message };

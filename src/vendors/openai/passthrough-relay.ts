@@ -10,7 +10,9 @@ const STARTS_WITH_ERROR = /^\s*\{\s*"error"\s*:/;
 const EVENT_END = Buffer.from('\n\n');
 const DATA_PREFIX = Buffer.from('data:');
 const DONE_DATA = Buffer.from('[DONE]');
-const USAGE_OBJECT = Buffer.from('"usage":{');
+/** only the usage chunk carries a usage object; the others carry `"usage":null` or nothing */
+const USAGE_KEY = '"usage":{';
+const USAGE_OBJECT = Buffer.from(USAGE_KEY);
 const LF = 0x0a;
 const CR = 0x0d;
 const SPACE = 0x20;
@@ -59,8 +61,7 @@ export class OpenAIPassthroughRelay implements StreamRelay {
       this.failed = inBandError(data);
       return '';
     }
-    // only the usage chunk carries a usage object; the others carry `"usage":null` or nothing
-    if (data.includes('"usage":{')) {
+    if (data.includes(USAGE_KEY)) {
       const json = parseOrNull(data);
       this.usage = fromOpenAIUsage(json?.usage) ?? this.usage;
       if (!this.clientWantsUsage && Array.isArray(json?.choices) && json.choices.length === 0) return '';
@@ -79,7 +80,7 @@ export class OpenAIPassthroughRelay implements StreamRelay {
   onChunk(chunk: Uint8Array): Uint8Array | string {
     const bytes = this.rest ? Buffer.concat([this.rest, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     this.rest = undefined;
-    if (this.text || bytes.includes(CR)) return this.textChunk(bytes);
+    if (this.text || bytes.includes(CR)) return this.eventsText((this.text ??= new SseDecoder()).push(bytes));
     const out: Array<Uint8Array | string> = [];
     let start = 0;
     /** start of the run of unchanged events not yet put out */
@@ -102,10 +103,7 @@ export class OpenAIPassthroughRelay implements StreamRelay {
 
   /** The end of the upstream body: a cut-off last event is dropped, as the SSE rules say. */
   onChunkEnd(): string {
-    if (!this.text) return '';
-    let out = '';
-    for (const event of this.text.end()) out += this.onEvent(event);
-    return out;
+    return this.text ? this.eventsText(this.text.end()) : '';
   }
 
   end(): StreamOutcome {
@@ -135,7 +133,7 @@ export class OpenAIPassthroughRelay implements StreamRelay {
     // the common shape, one `data:` line; anything else (comments, named events, several lines) as text
     const lineEnd = bytes.indexOf(LF, start);
     if (end - start < DATA_PREFIX.length || bytes.compare(DATA_PREFIX, 0, DATA_PREFIX.length, start, start + DATA_PREFIX.length) !== 0 || lineEnd < end) {
-      return this.textEvents(bytes.subarray(start, end + 2));
+      return this.eventsText(new SseDecoder().push(bytes.subarray(start, end + 2)));
     }
     let dataStart = start + DATA_PREFIX.length;
     if (bytes[dataStart] === SPACE) dataStart++;
@@ -152,16 +150,9 @@ export class OpenAIPassthroughRelay implements StreamRelay {
     return UNCHANGED;
   }
 
-  private textEvents(bytes: Uint8Array): string {
+  private eventsText(events: SseEvent[]): string {
     let out = '';
-    for (const event of new SseDecoder().push(bytes)) out += this.onEvent(event);
-    return out;
-  }
-
-  private textChunk(bytes: Uint8Array): string {
-    this.text ??= new SseDecoder();
-    let out = '';
-    for (const event of this.text.push(bytes)) out += this.onEvent(event);
+    for (const event of events) out += this.onEvent(event);
     return out;
   }
 }
