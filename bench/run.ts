@@ -25,6 +25,7 @@
 //   BENCH_LATENCIES       simulated upstream latencies in ms, default "0,50"
 //   BENCH_MODES           default "json,stream"
 //   BENCH_TTFB=0          skip the time-to-first-byte measurement; BENCH_TTFB_ITERATIONS (default 200)
+//                         after the wrk warm-up, BENCH_TTFB_WARMUP sequential streams (default 50)
 //   BENCH_CASES=0         skip the wrk cases (time to first byte only)
 //   BENCH_RELAY=0         skip the bare-relay reference runs
 //   BENCH_COMPANIONS=0    skip the translated-path and realtime cases (bench/translated.ts and
@@ -72,7 +73,7 @@ const connectionsList = listEnv('BENCH_CONNECTIONS', [1, 16, 64]);
 const latencies = listEnv('BENCH_LATENCIES', [0, 50]);
 const modes = (process.env.BENCH_MODES ?? 'json,stream').split(',').map((m) => m.trim()) as Mode[];
 const ttfbIterations = numberEnv('BENCH_TTFB_ITERATIONS', quick ? 40 : 200);
-const ttfbWarmup = quick ? 10 : 50;
+const ttfbWarmup = numberEnv('BENCH_TTFB_WARMUP', quick ? 10 : 50);
 const runTtfb = process.env.BENCH_TTFB !== '0';
 const profile = process.env.BENCH_PROFILE === '1';
 /** sample the gateway on CPU time with Linux perf during each measured run (robust on a shared machine) */
@@ -697,6 +698,11 @@ async function runTtfbOnce(sim: Simulator, latencyMs: number): Promise<TtfbResul
     throw error;
   }) : undefined;
   try {
+    // warm like the wrk cases (a production gateway has served many requests): the sequential
+    // warm-up alone (250 streams) left the gateway's request path partly unoptimised by V8
+    await warmUp(sim.chatUrl, `Bearer ${SIM_KEY}`, 'stream', 1);
+    if (bare) await warmUp(bare.chatUrl, `Bearer ${SIM_KEY}`, 'stream', 1);
+    await warmUp(gateway.chatUrl, gateway.authorization, 'stream', 1);
     const job = {
       targets: [
         { name: 'direct', url: sim.chatUrl, authorization: `Bearer ${SIM_KEY}` },

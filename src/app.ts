@@ -54,18 +54,20 @@ export async function buildApp(gateway: Gateway): Promise<FastifyInstance> {
   });
   app.setErrorHandler(errorHandler(gateway));
   registerErrorDialect(googleErrorDialect);
-  // multipart forms (audio, image edits, videos) are read as streams by the routes; files are
-  // spooled to disk, each one refused past MODELGATE_MAX_UPLOAD_BYTES
-  await app.register(multipart, { limits: { fileSize: gateway.config.media.maxUploadBytes } });
-
   await app.register(async (v1) => {
     v1.addHook('onRequest', authenticateWith(gateway));
     registerTextRoutes(v1, gateway);
     registerModelRoutes(v1, gateway);
-    registerAudioRoutes(v1, gateway);
-    registerImageRoutes(v1, gateway);
     registerRetrievalRoutes(v1, gateway);
-    registerVideoRoutes(v1, gateway);
+    // multipart forms (audio, image edits, videos) are read as streams by the routes; files are
+    // spooled to disk, each one refused past MODELGATE_MAX_UPLOAD_BYTES. The plugin lives in this
+    // scope only: its two async hooks ran on every request of every route when it was global.
+    await v1.register(async (uploads) => {
+      await uploads.register(multipart, { limits: { fileSize: gateway.config.media.maxUploadBytes } });
+      registerAudioRoutes(uploads, gateway);
+      registerImageRoutes(uploads, gateway);
+      registerVideoRoutes(uploads, gateway);
+    });
   });
 
   await app.register(async (v1beta) => {

@@ -112,6 +112,23 @@ describe('400 invalid_request_error', () => {
       await small.close();
     }
   });
+
+  test('a multipart form sent to a JSON endpoint is a 415 that says to send JSON, and costs nothing', async () => {
+    // the upload parser serves only the audio, image and video routes (its hooks used to run on every request)
+    const customer = await tg.customer(1);
+    const start = tg.balanceNano(customer.accountId);
+    const boundary = 'modelgate-test-boundary';
+    const form = `--${boundary}\r\ncontent-disposition: form-data; name="model"\r\n\r\ngpt-4o-mini\r\n--${boundary}--\r\n`;
+    const res = await expectError(
+      tg,
+      CHAT,
+      { key: customer.key, body: form, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } },
+      415,
+      { type: 'invalid_request_error', code: 'unsupported_media_type' },
+    );
+    assert.match(res.json.error.message, /application\/json/);
+    assert.equal(tg.balanceNano(customer.accountId), start);
+  });
 });
 
 describe('401 authentication_error', () => {
