@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { LineBatch } from './line-batch.ts';
 
 /** Lines wait in memory until this many bytes (or the next second) before one write(2). */
 const BUFFER_BYTES = 8 * 1024;
@@ -13,9 +14,12 @@ const FLUSH_EVERY_MS = 1000;
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   let stream = destination;
   if (!stream) {
-    const buffered = pino.destination({ sync: false, minLength: BUFFER_BYTES });
-    setInterval(() => buffered.flush(), FLUSH_EVERY_MS).unref();
-    stream = buffered;
+    // the batch decides when to write; sonic-boom writes each batch at once (minLength 0)
+    const batch = new LineBatch(pino.destination({ sync: false, minLength: 0 }), BUFFER_BYTES);
+    setInterval(() => batch.flush(), FLUSH_EVERY_MS).unref();
+    // pino flushes its own destinations at exit; lines still in the batch are flushed here
+    process.once('exit', () => batch.flushSync());
+    stream = batch;
   }
   return pino(
     {
