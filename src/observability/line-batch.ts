@@ -41,7 +41,7 @@ export class LineBatch {
 
   private pass(): void {
     if (this.lines.length === 0) return;
-    const text = this.lines.length === 1 ? this.lines[0]! : this.lines.join('');
+    const text = this.lines.join('');
     this.lines = [];
     this.chars = 0;
     this.target.write(text);

@@ -1,13 +1,13 @@
 import pino, { type Logger } from 'pino';
 import { LineBatch } from './line-batch.ts';
 
-/** Lines wait in memory until this many bytes (or the next second) before one write(2). */
-const BUFFER_BYTES = 8 * 1024;
+/** Lines wait in memory until they hold this many characters (or the next second) before one write(2). */
+const BUFFER_CHARS = 8 * 1024;
 const FLUSH_EVERY_MS = 1000;
 
 /**
  * Structured JSON logs, one line per event. Lines are buffered and written in batches — one
- * syscall per ~16 KB or per second instead of one per request line — and flushed on shutdown;
+ * syscall per ~8 KB or per second instead of one per request line — and flushed on shutdown;
  * a hard crash can lose at most the last second of lines. Secrets never reach a log line:
  * handlers log ids, not headers; redaction is the safety net.
  */
@@ -15,7 +15,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   let stream = destination;
   if (!stream) {
     // the batch decides when to write; sonic-boom writes each batch at once (minLength 0)
-    const batch = new LineBatch(pino.destination({ sync: false, minLength: 0 }), BUFFER_BYTES);
+    const batch = new LineBatch(pino.destination({ sync: false, minLength: 0 }), BUFFER_CHARS);
     setInterval(() => batch.flush(), FLUSH_EVERY_MS).unref();
     // pino flushes its own destinations at exit; lines still in the batch are flushed here
     process.once('exit', () => batch.flushSync());
