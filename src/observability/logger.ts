@@ -14,8 +14,9 @@ const FLUSH_EVERY_MS = 1000;
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   let stream = destination;
   if (!stream) {
-    // the batch decides when to write; sonic-boom writes each batch at once (minLength 0)
-    const batch = new LineBatch(pino.destination({ sync: false, minLength: 0 }), BUFFER_CHARS);
+    // a full batch reaches sonic-boom's minLength and is written at once; a remainder passed on
+    // by flush or flushSync waits in sonic-boom for that flush, so flushSync writes it in place
+    const batch = new LineBatch(pino.destination({ sync: false, minLength: BUFFER_CHARS }), BUFFER_CHARS);
     setInterval(() => batch.flush(), FLUSH_EVERY_MS).unref();
     // pino flushes its own destinations at exit; lines still in the batch are flushed here
     process.once('exit', () => batch.flushSync());
