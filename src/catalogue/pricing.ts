@@ -1,4 +1,4 @@
-import { costOfUnits, usdToNano, type Nano } from '../core/money.ts';
+import { CostSum, usdToNano, type Nano } from '../core/money.ts';
 import type { Usage } from '../core/usage.ts';
 
 /** Prices as operators write them (admin API, YAML): USD, each field optional, combined additively. */
@@ -79,16 +79,16 @@ export function costOf(pricing: Pricing, usage: Usage, unitKind: 'none' | 'secon
   const textIn = usage.inputTokens - audioIn;
   const cachedText = clamp(cached - cachedAudio, textIn);
   const written = clamp(usage.cacheWriteTokens, textIn - cachedText);
-  const tokens = costOfUnits([
-    [textIn - cachedText - written, pricing.inputPerMtok],
-    [cachedText, pricing.cachedInputPerMtok ?? pricing.inputPerMtok],
-    [written, pricing.cacheWritePerMtok ?? pricing.inputPerMtok],
-    [audioIn - cachedAudio, pricing.audioInputPerMtok ?? pricing.inputPerMtok],
-    [cachedAudio, pricing.cachedAudioInputPerMtok ?? pricing.cachedInputPerMtok ?? pricing.audioInputPerMtok ?? pricing.inputPerMtok],
-    [usage.outputTokens - audioOut, pricing.outputPerMtok],
-    [audioOut, pricing.audioOutputPerMtok ?? pricing.outputPerMtok],
-    [unitKind === 'characters' ? usage.units : 0, pricing.perMchar],
-  ]);
+  const tokens = new CostSum()
+    .add(textIn - cachedText - written, pricing.inputPerMtok)
+    .add(cachedText, pricing.cachedInputPerMtok ?? pricing.inputPerMtok)
+    .add(written, pricing.cacheWritePerMtok ?? pricing.inputPerMtok)
+    .add(audioIn - cachedAudio, pricing.audioInputPerMtok ?? pricing.inputPerMtok)
+    .add(cachedAudio, pricing.cachedAudioInputPerMtok ?? pricing.cachedInputPerMtok ?? pricing.audioInputPerMtok ?? pricing.inputPerMtok)
+    .add(usage.outputTokens - audioOut, pricing.outputPerMtok)
+    .add(audioOut, pricing.audioOutputPerMtok ?? pricing.outputPerMtok)
+    .add(unitKind === 'characters' ? usage.units : 0, pricing.perMchar)
+    .toNano();
   const seconds = unitKind === 'seconds' ? Math.round(usage.units * pricing.perSecond) : 0;
   return tokens + seconds + pricing.perRequest;
 }

@@ -23,19 +23,50 @@ export function nanoToUsd(nano: Nano): number {
   return nano / NANO_PER_USD;
 }
 
+const MILLION = 1_000_000;
+
 /**
- * Exact cost of `quantities[i]` units at `ratesPerMillion[i]` nano-dollars per million units,
- * summed before a single rounding (half up) to whole nano-dollars. BigInt because
- * tokens × rate can pass 2^53 for large requests on expensive models.
+ * An exact sum of quantity × rate (nano-dollars per million units), rounded once (half up) to
+ * whole nano-dollars. Plain numbers while every product and partial sum is a safe integer (each
+ * is exact then: the usual request, and nothing is allocated); BigInt from the first term that
+ * passes 2^53 (large requests on expensive models).
  */
-export function costOfUnits(parts: ReadonlyArray<readonly [quantity: number, ratePerMillion: Nano]>): Nano {
-  let numerator = 0n;
-  for (const [quantity, rate] of parts) {
-    if (quantity === 0 || rate === 0) continue;
-    numerator += BigInt(Math.round(quantity)) * BigInt(rate);
+export class CostSum {
+  private small = 0;
+  private big: bigint | undefined;
+
+  add(quantity: number, ratePerMillion: Nano): this {
+    if (quantity === 0 || ratePerMillion === 0) return this;
+    const units = Math.round(quantity);
+    if (this.big === undefined) {
+      const product = units * ratePerMillion;
+      const sum = this.small + product;
+      if (Number.isSafeInteger(product) && Number.isSafeInteger(sum)) {
+        this.small = sum;
+        return this;
+      }
+      // the sum so far is exact: carry it over
+      this.big = BigInt(this.small);
+    }
+    this.big += BigInt(units) * BigInt(ratePerMillion);
+    return this;
   }
-  if (numerator === 0n) return 0;
-  const million = 1_000_000n;
-  const rounded = (numerator + million / 2n) / million;
-  return Number(rounded);
+
+  toNano(): Nano {
+    if (this.big === undefined) {
+      const shifted = this.small + MILLION / 2;
+      // `%` is exact on doubles and truncates like BigInt division: the same result
+      if (Number.isSafeInteger(shifted)) return this.small === 0 ? 0 : (shifted - (shifted % MILLION)) / MILLION;
+      this.big = BigInt(this.small);
+    }
+    const million = BigInt(MILLION);
+    return Number((this.big + million / 2n) / million);
+  }
+}
+
+/** Exact cost of `parts` (quantity, nano-dollars per million units), one rounding: see CostSum. */
+export function costOfUnits(parts: ReadonlyArray<readonly [quantity: number, ratePerMillion: Nano]>): Nano {
+  const sum = new CostSum();
+  for (const [quantity, rate] of parts) sum.add(quantity, rate);
+  return sum.toNano();
 }

@@ -91,4 +91,33 @@ describe('costOfUnits', () => {
     // a large but realistic request on an expensive model: 2M tokens at $60/Mtok = $120
     assert.equal(costOfUnits([[2_000_000, usdToNano(60)]]), usdToNano(120));
   });
+
+  test('the same result as exact BigInt arithmetic, on both sides of 2^53', () => {
+    const exact = (parts: [number, number][]): number => {
+      let n = 0n;
+      for (const [q, r] of parts) n += BigInt(Math.round(q)) * BigInt(r);
+      return n === 0n ? 0 : Number((n + 500_000n) / 1_000_000n);
+    };
+    // a seeded generator (MINSTD): the same cases on every run
+    let seed = 42;
+    const next = (max: number) => {
+      seed = (seed * 48_271) % 2_147_483_647;
+      return Math.floor((seed / 2_147_483_647) * max);
+    };
+    const scales = [1_000, 1_000_000, 100_000_000, 10_000_000_000];
+    for (let i = 0; i < 5_000; i++) {
+      const parts: [number, number][] = [];
+      for (let p = 0, n = 1 + next(4); p < n; p++) parts.push([next(scales[next(4)]!), next(scales[next(4)]!) * 7]);
+      assert.equal(costOfUnits(parts), exact(parts), JSON.stringify(parts));
+    }
+    // each product is safe, their sum is not
+    const half = Math.floor(Number.MAX_SAFE_INTEGER / 2) + 1;
+    const parts: [number, number][] = [[1, half], [1, half], [1, 999_999]];
+    assert.equal(costOfUnits(parts), exact(parts));
+    // the sum is safe, adding the half million for rounding is not
+    // (9_007_199_254_999_999 in a double is …255_000_000: one million more after the division)
+    const edge: [number, number][] = [[1, 9_007_199_254_499_999]];
+    assert.equal(costOfUnits(edge), 9_007_199_254);
+    assert.equal(costOfUnits(edge), exact(edge));
+  });
 });
