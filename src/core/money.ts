@@ -56,11 +56,10 @@ export class CostSum {
     if (this.big === undefined) {
       const shifted = this.small + MILLION / 2;
       // `%` is exact on doubles and truncates like BigInt division: the same result
-      if (Number.isSafeInteger(shifted)) return this.small === 0 ? 0 : (shifted - (shifted % MILLION)) / MILLION;
-      this.big = BigInt(this.small);
+      if (Number.isSafeInteger(shifted)) return (shifted - (shifted % MILLION)) / MILLION;
     }
     const million = BigInt(MILLION);
-    return Number((this.big + million / 2n) / million);
+    return Number(((this.big ?? BigInt(this.small)) + million / 2n) / million);
   }
 }
 

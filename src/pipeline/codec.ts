@@ -100,6 +100,16 @@ export interface StreamRelay {
   readonly failed: GatewayError | undefined;
 }
 
+/** The client's text for a run of events; stops at an in-band failure (nothing after it is relayed). */
+export function relayEvents(relay: StreamRelay, events: SseEvent[]): string {
+  let out = '';
+  for (const event of events) {
+    out += relay.onEvent(event);
+    if (relay.failed) break;
+  }
+  return out;
+}
+
 /** How an upstream error answer is seen by the router and by the client. */
 export interface UpstreamFailure {
   /** try the next candidate (5xx, 429, auth trouble on our side) */

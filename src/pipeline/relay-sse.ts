@@ -2,9 +2,9 @@ import type { FastifyReply } from 'fastify';
 import { GatewayError, upstreamUnavailable } from '../core/errors.ts';
 import { emptyUsage } from '../core/usage.ts';
 import type { Gateway } from '../gateway.ts';
-import { SseDecoder, type SseEvent } from '../vendors/_kit/sse.ts';
+import { SseDecoder } from '../vendors/_kit/sse.ts';
 import { KeepAliveTicker, StreamSink } from './client-sink.ts';
-import type { StreamRelay } from './codec.ts';
+import { relayEvents, type StreamRelay } from './codec.ts';
 import type { RequestOutcome } from './request-record.ts';
 import type { Candidate } from './router.ts';
 import type { OperationRequest, RequestContext } from './run-operation.ts';
@@ -55,7 +55,7 @@ export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result
 
   try {
     for await (const chunk of body) {
-      const out = relay.onChunk ? relay.onChunk(chunk) : eventsText(relay, (decoder ??= new SseDecoder()).push(chunk));
+      const out = relay.onChunk ? relay.onChunk(chunk) : relayEvents(relay, (decoder ??= new SseDecoder()).push(chunk));
       if (relay.failed) break;
       if (out.length > 0) {
         if (!sink.committed) commit();
@@ -65,7 +65,7 @@ export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result
       }
     }
     if (!relay.failed && !clientGone.aborted) {
-      const tail = relay.onChunkEnd ? relay.onChunkEnd() : eventsText(relay, (decoder ??= new SseDecoder()).end());
+      const tail = relay.onChunkEnd ? relay.onChunkEnd() : relayEvents(relay, (decoder ??= new SseDecoder()).end());
       if (tail.length > 0 && !relay.failed) {
         if (!sink.committed) commit();
         await sink.write(tail);
@@ -122,16 +122,6 @@ export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result
   outcome.estimated = end.usage === null;
   finish(end.trailer);
   return { kind: 'done' };
-}
-
-/** The client's text for a run of events; stops at an in-band failure (nothing after it is relayed). */
-function eventsText(relay: StreamRelay, events: SseEvent[]): string {
-  let out = '';
-  for (const event of events) {
-    out += relay.onEvent(event);
-    if (relay.failed) break;
-  }
-  return out;
 }
 
 export function transportFailure<Call, Result>(scope: AttemptScope<Call, Result>, error: unknown): AttemptResult {

@@ -1,6 +1,6 @@
 import { GatewayError, upstreamUnavailable } from '../../core/errors.ts';
 import type { Usage } from '../../core/usage.ts';
-import type { StreamOutcome, StreamRelay, TargetInfo } from '../../pipeline/codec.ts';
+import { relayEvents, type StreamOutcome, type StreamRelay, type TargetInfo } from '../../pipeline/codec.ts';
 import { countTextTokens } from '../../pipeline/token-counter.ts';
 import { SseDecoder, sseData, type SseEvent } from '../_kit/sse.ts';
 import { fromOpenAIUsage } from './usage.ts';
@@ -80,7 +80,7 @@ export class OpenAIPassthroughRelay implements StreamRelay {
   onChunk(chunk: Uint8Array): Uint8Array | string {
     const bytes = this.rest ? Buffer.concat([this.rest, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     this.rest = undefined;
-    if (this.text || bytes.includes(CR)) return this.eventsText((this.text ??= new SseDecoder()).push(bytes));
+    if (this.text || bytes.includes(CR)) return relayEvents(this, (this.text ??= new SseDecoder()).push(bytes));
     const out: Array<Uint8Array | string> = [];
     let start = 0;
     /** start of the run of unchanged events not yet put out */
@@ -103,7 +103,7 @@ export class OpenAIPassthroughRelay implements StreamRelay {
 
   /** The end of the upstream body: a cut-off last event is dropped, as the SSE rules say. */
   onChunkEnd(): string {
-    return this.text ? this.eventsText(this.text.end()) : '';
+    return this.text ? relayEvents(this, this.text.end()) : '';
   }
 
   end(): StreamOutcome {
@@ -133,7 +133,7 @@ export class OpenAIPassthroughRelay implements StreamRelay {
     // the common shape, one `data:` line; anything else (comments, named events, several lines) as text
     const lineEnd = bytes.indexOf(LF, start);
     if (end - start < DATA_PREFIX.length || bytes.compare(DATA_PREFIX, 0, DATA_PREFIX.length, start, start + DATA_PREFIX.length) !== 0 || lineEnd < end) {
-      return this.eventsText(new SseDecoder().push(bytes.subarray(start, end + 2)));
+      return relayEvents(this, new SseDecoder().push(bytes.subarray(start, end + 2)));
     }
     let dataStart = start + DATA_PREFIX.length;
     if (bytes[dataStart] === SPACE) dataStart++;
@@ -148,12 +148,6 @@ export class OpenAIPassthroughRelay implements StreamRelay {
     }
     this.delivered.push(data);
     return UNCHANGED;
-  }
-
-  private eventsText(events: SseEvent[]): string {
-    let out = '';
-    for (const event of events) out += this.onEvent(event);
-    return out;
   }
 }
 
