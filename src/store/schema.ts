@@ -183,7 +183,16 @@ export type LedgerRow = Selectable<LedgerTable>;
 export type UsageRow = Selectable<UsageTable>;
 export type ModelOverrideRow = Selectable<ModelOverridesTable>;
 export type NewLedgerRow = Insertable<LedgerTable>;
-export type NewUsageRow = Insertable<UsageTable>;
+/** A usage row as the write-behind writes it: every column given, null where there is nothing. */
+export type NewUsageRow = Required<Omit<Insertable<UsageTable>, 'id'>>;
+/** The columns of NewUsageRow, in the order the flush binds them. */
+export const USAGE_COLUMNS = [
+  'request_id', 'created_at', 'account_id', 'key_id', 'model', 'endpoint', 'provider_id', 'status', 'prompt_tokens',
+  'completion_tokens', 'cached_tokens', 'units', 'cost_nano', 'latency_ms', 'estimated', 'error_type', 'session_id',
+] as const satisfies readonly (keyof NewUsageRow)[];
+// a column added to the table must be added to the list above (this line stops compiling)
+const usageColumnsComplete: Exclude<keyof NewUsageRow, (typeof USAGE_COLUMNS)[number]> extends never ? true : never = true;
+void usageColumnsComplete;
 export type MediaObjectRow = Selectable<MediaObjectsTable>;
 export type VideoJobRow = Selectable<VideoJobsTable>;
 export type NewVideoJobRow = Insertable<VideoJobsTable>;

@@ -51,6 +51,15 @@ function usageRow(accountId: string, keyId: string, patch: Partial<NewUsageRow> 
   };
 }
 
+function byKey<T>(name: keyof T): (a: T, b: T) => number {
+  return (a, b) => String(a[name]).localeCompare(String(b[name]));
+}
+
+/** PostgreSQL returns BIGINT columns as strings; the rows were written as numbers */
+function numbersOf(row: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(row).map(([name, value]) => [name, typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value) && name !== 'request_id' ? Number(value) : value]));
+}
+
 for (const database of bothDatabases('flush')) {
   describe(`ledger flush on ${database.name}`, () => {
     let store: Store;
@@ -187,6 +196,39 @@ for (const database of bothDatabases('flush')) {
       assert.equal((await accountsRepository(store.db).get(account.id))?.balanceNano, 1_000_000 - 2_997);
       assert.equal((await apiKeysRepository(store.db).get(key.id))?.spentNano, 2_997);
       assert.equal((await usageRepository(store.db).list({ accountId: account.id, limit: 1000 })).length, 900);
+    });
+
+    test('every column of every journal and usage row is stored as given, whatever the batch size', async () => {
+      // the flush binds values by position in statements compiled once per row count: a value in
+      // the wrong column or row would show here (each value is different from every other)
+      const { account, key } = await fixture();
+      const ledger = ledgerRepository(store.db);
+      for (const size of [1, 3, 64, 71]) {
+        const entries = Array.from({ length: size }, (_, i) =>
+          entry(account.id, -(size * 100 + i), { keyId: key.id, requestId: `req_${size}_${i}`, kind: 'charge', note: `note ${size}/${i}`, createdAt: 1_700_000_000_000 + size * 1000 + i }),
+        );
+        const usage = Array.from({ length: size }, (_, i) => {
+          const n = size * 1000 + i;
+          return usageRow(account.id, key.id, {
+            request_id: `req_${size}_${i}`, created_at: 1_700_000_000_000 + n, model: `model-${n}`, endpoint: `/v1/e${n}`, provider_id: i % 2 ? null : `prov_${n}`,
+            status: 200 + (i % 300), prompt_tokens: n + 1, completion_tokens: n + 2, cached_tokens: n + 3, units: n + 0.5, cost_nano: n + 4,
+            latency_ms: n + 5, estimated: i % 2, error_type: i % 3 ? null : `err_${n}`, session_id: i % 4 ? null : `sess_${n}`,
+          });
+        });
+        await ledger.flush({ entries, usage, touches: [] });
+
+        const stored = await store.db.selectFrom('ledger').selectAll().where('request_id', 'like', `req_${size}_%`).execute();
+        const expectedLedger = entries.map((e) => ({ entry_key: e.entryKey, account_id: e.accountId, key_id: e.keyId, request_id: e.requestId, kind: e.kind, amount_nano: e.amountNano, note: e.note, created_at: e.createdAt }));
+        assert.deepEqual(
+          stored.map(({ id: _id, ...row }) => ({ ...row, amount_nano: Number(row.amount_nano), created_at: Number(row.created_at) })).sort(byKey('entry_key')),
+          expectedLedger.sort(byKey('entry_key')),
+        );
+        const storedUsage = await store.db.selectFrom('usage_log').selectAll().where('request_id', 'like', `req_${size}_%`).execute();
+        assert.deepEqual(
+          storedUsage.map(({ id: _id, ...row }) => numbersOf(row)).sort(byKey('request_id')),
+          usage.sort(byKey('request_id')),
+        );
+      }
     });
 
     test('usage list: filters by account, key and model; newest first; paging with before', async () => {

@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
+import { RowStatement } from '../row-statement.ts';
 import type { Database, LedgerKind, LedgerRow, NewLedgerRow, NewUsageRow } from '../schema.ts';
+import { USAGE_COLUMNS } from '../schema.ts';
 import { nextSeq } from '../seq.ts';
-import { addToRollups } from './usage-rollups.ts';
+import { usageRollups } from './usage-rollups.ts';
 
 export interface LedgerEntry {
   entryKey: string;
@@ -49,7 +51,24 @@ function chunks<T>(items: T[]): T[][] {
   return out;
 }
 
+const LEDGER_COLUMNS = ['entry_key', 'account_id', 'key_id', 'request_id', 'kind', 'amount_nano', 'note', 'created_at'] as const;
+
 export function ledgerRepository(db: Kysely<Database>) {
+  const insertLedger = new RowStatement(LEDGER_COLUMNS, (rows) =>
+    db
+      .insertInto('ledger')
+      .values(rows as NewLedgerRow[])
+      .onConflict((oc) => oc.column('entry_key').doNothing())
+      .returning(['entry_key', 'account_id', 'key_id', 'kind', 'amount_nano']),
+  );
+  const insertUsage = new RowStatement(USAGE_COLUMNS, (rows) =>
+    db
+      .insertInto('usage_log')
+      .values(rows as NewUsageRow[])
+      .onConflict((oc) => oc.column('request_id').doNothing())
+      .returning('request_id'),
+  );
+  const rollups = usageRollups(db);
   return {
     /**
      * Writes one batch in one transaction: journal rows, the account balances and key spend they
@@ -61,7 +80,7 @@ export function ledgerRepository(db: Kysely<Database>) {
         const accountDeltas = new Map<string, number>();
         const keyDeltas = new Map<string, number>();
         for (const part of chunks(batch.entries)) {
-          const rows: NewLedgerRow[] = part.map((e) => ({
+          const rows: Required<Omit<NewLedgerRow, 'id'>>[] = part.map((e) => ({
             entry_key: e.entryKey,
             account_id: e.accountId,
             key_id: e.keyId,
@@ -71,12 +90,7 @@ export function ledgerRepository(db: Kysely<Database>) {
             note: e.note,
             created_at: e.createdAt,
           }));
-          const inserted = await trx
-            .insertInto('ledger')
-            .values(rows)
-            .onConflict((oc) => oc.column('entry_key').doNothing())
-            .returning(['entry_key', 'account_id', 'key_id', 'kind', 'amount_nano'])
-            .execute();
+          const { rows: inserted } = await trx.executeQuery(insertLedger.compile(rows));
           for (const row of inserted) {
             written.add(row.entry_key);
             accountDeltas.set(row.account_id, (accountDeltas.get(row.account_id) ?? 0) + row.amount_nano);
@@ -112,19 +126,14 @@ export function ledgerRepository(db: Kysely<Database>) {
         // a request id is written once: a batch retried after a lost commit acknowledgement adds nothing
         const freshUsage: NewUsageRow[] = [];
         for (const part of chunks(batch.usage)) {
-          const inserted = await trx
-            .insertInto('usage_log')
-            .values(part)
-            .onConflict((oc) => oc.column('request_id').doNothing())
-            .returning('request_id')
-            .execute();
+          const { rows: inserted } = await trx.executeQuery(insertUsage.compile(part));
           if (inserted.length === part.length) freshUsage.push(...part);
           else {
             const written = new Set(inserted.map((row) => row.request_id));
             for (const row of part) if (written.has(row.request_id)) freshUsage.push(row);
           }
         }
-        await addToRollups(trx, freshUsage);
+        await rollups.add(trx, freshUsage);
         return { written };
       });
     },

@@ -1,5 +1,6 @@
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { LATENCY_BOUNDS_MS, LATENCY_COLUMNS, type UsageRollupTable } from '../console-schema.ts';
+import { RowStatement } from '../row-statement.ts';
 import type { Database, NewUsageRow } from '../schema.ts';
 
 export const HOUR_MS = 3_600_000;
@@ -11,6 +12,10 @@ type Measure = Exclude<keyof UsageRollupTable, 'bucket' | 'account_id' | 'key_id
 const MEASURES: Measure[] = ['requests', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'units', 'cost_nano', 'latency_ms_sum', ...LATENCY_COLUMNS];
 const KEY_COLUMNS = ['bucket', 'account_id', 'key_id', 'model', 'provider_id', 'endpoint', 'is_error'] as const;
 const CHUNK = 200;
+const ROLLUP_TABLES = [
+  ['usage_rollup_hour', HOUR_MS],
+  ['usage_rollup_day', DAY_MS],
+] as const;
 
 export function latencyBucket(ms: number): number {
   const index = LATENCY_BOUNDS_MS.findIndex((bound) => ms <= bound);
@@ -45,25 +50,35 @@ export function aggregateUsage(usage: readonly NewUsageRow[], width: number): Ro
 }
 
 /**
- * Adds a flushed batch of usage rows to the hourly and daily rollups, inside the flush
+ * Adds flushed batches of usage rows to the hourly and daily rollups, inside the flush
  * transaction: the rollups change exactly when the rows they summarise become visible.
  */
-export async function addToRollups(trx: Transaction<Database>, usage: readonly NewUsageRow[]): Promise<void> {
-  if (usage.length === 0) return;
-  for (const [table, width] of [['usage_rollup_hour', HOUR_MS], ['usage_rollup_day', DAY_MS]] as const) {
-    const rows = aggregateUsage(usage, width);
-    for (let i = 0; i < rows.length; i += CHUNK) {
-      await trx
-        .insertInto(table)
-        .values(rows.slice(i, i + CHUNK) as never)
-        .onConflict((oc) =>
-          oc.columns([...KEY_COLUMNS]).doUpdateSet((eb) => {
-            const set: Record<string, unknown> = {};
-            for (const m of MEASURES) set[m] = eb(eb.ref(`${table}.${m}`), '+', eb.ref(`excluded.${m}`));
-            return set as never;
-          }),
-        )
-        .execute();
-    }
-  }
+export function usageRollups(db: Kysely<Database>) {
+  const upserts = ROLLUP_TABLES.map(
+    ([table, width]) =>
+      [
+        width,
+        new RowStatement([...KEY_COLUMNS, ...MEASURES], (rows) =>
+          db
+            .insertInto(table)
+            .values(rows as never)
+            .onConflict((oc) =>
+              oc.columns([...KEY_COLUMNS]).doUpdateSet((eb) => {
+                const set: Record<string, unknown> = {};
+                for (const m of MEASURES) set[m] = eb(eb.ref(`${table}.${m}`), '+', eb.ref(`excluded.${m}`));
+                return set as never;
+              }),
+            ),
+        ),
+      ] as const,
+  );
+  return {
+    async add(trx: Transaction<Database>, usage: readonly NewUsageRow[]): Promise<void> {
+      if (usage.length === 0) return;
+      for (const [width, upsert] of upserts) {
+        const rows = aggregateUsage(usage, width);
+        for (let i = 0; i < rows.length; i += CHUNK) await trx.executeQuery(upsert.compile(rows.slice(i, i + CHUNK)));
+      }
+    },
+  };
 }

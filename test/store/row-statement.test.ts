@@ -1,0 +1,49 @@
+// RowStatement: a multi-row statement compiled once per row count and reused with new values.
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { Kysely, sql } from 'kysely';
+import { RowStatement } from '../../src/store/row-statement.ts';
+import { nodeSqliteDialect } from '../../src/store/sqlite-dialect.ts';
+
+interface Things {
+  things: { name: string; size: number; note: string | null };
+}
+
+describe('RowStatement', () => {
+  const db = new Kysely<Things>({ dialect: nodeSqliteDialect(':memory:') });
+  after(() => db.destroy());
+  const insert = new RowStatement(['name', 'size', 'note'] as const, (rows) => db.insertInto('things').values(rows as Things['things'][]));
+
+  test('binds each value to its row and column; null and undefined become NULL', async () => {
+    await sql`create table things (name text not null, size integer not null, note text)`.execute(db);
+    await db.executeQuery(insert.compile([
+      { name: 'a', size: 1, note: 'first' },
+      { name: 'b', size: 2, note: null },
+      { name: 'c', size: 3, note: undefined },
+    ]));
+    await db.executeQuery(insert.compile([{ name: 'd', size: 4, note: 'fourth' }]));
+    const stored = await db.selectFrom('things').selectAll().orderBy('name').execute();
+    assert.deepEqual(stored.map((row) => ({ ...row })), [
+      { name: 'a', size: 1, note: 'first' },
+      { name: 'b', size: 2, note: null },
+      { name: 'c', size: 3, note: null },
+      { name: 'd', size: 4, note: 'fourth' },
+    ]);
+  });
+
+  test('the SQL of a row count is compiled once and reused; other counts get their own', () => {
+    const first = insert.compile([{ name: 'x', size: 1, note: null }, { name: 'y', size: 2, note: null }]);
+    const second = insert.compile([{ name: 'z', size: 3, note: 'n' }, { name: 'w', size: 4, note: null }]);
+    assert.equal(first.sql, second.sql);
+    assert.deepEqual(second.parameters, ['z', 3, 'n', 'w', 4, null]);
+    assert.notEqual(insert.compile([{ name: 'x', size: 1, note: null }]).sql, first.sql);
+  });
+
+  test('a statement that binds anything besides the row values is refused', () => {
+    // a constant bound as a parameter would shift every later value into the wrong column
+    const withConstant = new RowStatement(['name', 'size'] as const, (rows) =>
+      db.insertInto('things').values(rows.map((row) => ({ ...row, note: 'constant' })) as Things['things'][]),
+    );
+    assert.throws(() => withConstant.compile([{ name: 'a', size: 1 }]), /must bind each of the 2 row values once/);
+  });
+});
