@@ -14,14 +14,14 @@ describe('RowStatement', () => {
   after(() => db.destroy());
   const insert = new RowStatement(['name', 'size', 'note'] as const, (rows) => db.insertInto('things').values(rows as Things['things'][]));
 
-  test('binds each value to its row and column; null and undefined become NULL', async () => {
+  test('binds each value (given in column order) to its row and column; null and undefined become NULL', async () => {
     await sql`create table things (name text not null, size integer not null, note text)`.execute(db);
     await db.executeQuery(insert.compile([
-      { name: 'a', size: 1, note: 'first' },
-      { name: 'b', size: 2, note: null },
-      { name: 'c', size: 3, note: undefined },
+      ['a', 1, 'first'],
+      ['b', 2, null],
+      ['c', 3, undefined],
     ]));
-    await db.executeQuery(insert.compile([{ name: 'd', size: 4, note: 'fourth' }]));
+    await db.executeQuery(insert.compile([['d', 4, 'fourth']]));
     const stored = await db.selectFrom('things').selectAll().orderBy('name').execute();
     assert.deepEqual(stored.map((row) => ({ ...row })), [
       { name: 'a', size: 1, note: 'first' },
@@ -32,11 +32,11 @@ describe('RowStatement', () => {
   });
 
   test('the SQL of a row count is compiled once and reused; other counts get their own', () => {
-    const first = insert.compile([{ name: 'x', size: 1, note: null }, { name: 'y', size: 2, note: null }]);
-    const second = insert.compile([{ name: 'z', size: 3, note: 'n' }, { name: 'w', size: 4, note: null }]);
+    const first = insert.compile([['x', 1, null], ['y', 2, null]]);
+    const second = insert.compile([['z', 3, 'n'], ['w', 4, null]]);
     assert.equal(first.sql, second.sql);
     assert.deepEqual(second.parameters, ['z', 3, 'n', 'w', 4, null]);
-    assert.notEqual(insert.compile([{ name: 'x', size: 1, note: null }]).sql, first.sql);
+    assert.notEqual(insert.compile([['x', 1, null]]).sql, first.sql);
   });
 
   test('a statement that binds anything besides the row values is refused', () => {
@@ -44,6 +44,6 @@ describe('RowStatement', () => {
     const withConstant = new RowStatement(['name', 'size'] as const, (rows) =>
       db.insertInto('things').values(rows.map((row) => ({ ...row, note: 'constant' })) as Things['things'][]),
     );
-    assert.throws(() => withConstant.compile([{ name: 'a', size: 1 }]), /must bind each of the 2 row values once/);
+    assert.throws(() => withConstant.compile([['a', 1]]), /must bind each of the 2 row values once/);
   });
 });

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { RowStatement } from '../row-statement.ts';
 import type { Database, LedgerKind, LedgerRow, NewLedgerRow, NewUsageRow } from '../schema.ts';
-import { USAGE_COLUMNS } from '../schema.ts';
+import { USAGE_COLUMNS, usageValues } from '../schema.ts';
 import { nextSeq } from '../seq.ts';
 import { usageRollups } from './usage-rollups.ts';
 
@@ -80,16 +80,8 @@ export function ledgerRepository(db: Kysely<Database>) {
         const accountDeltas = new Map<string, number>();
         const keyDeltas = new Map<string, number>();
         for (const part of chunks(batch.entries)) {
-          const rows: Required<Omit<NewLedgerRow, 'id'>>[] = part.map((e) => ({
-            entry_key: e.entryKey,
-            account_id: e.accountId,
-            key_id: e.keyId,
-            request_id: e.requestId,
-            kind: e.kind,
-            amount_nano: e.amountNano,
-            note: e.note,
-            created_at: e.createdAt,
-          }));
+          // in LEDGER_COLUMNS order
+          const rows = part.map((e) => [e.entryKey, e.accountId, e.keyId, e.requestId, e.kind, e.amountNano, e.note, e.createdAt]);
           const { rows: inserted } = await trx.executeQuery(insertLedger.compile(rows));
           for (const row of inserted) {
             written.add(row.entry_key);
@@ -126,7 +118,7 @@ export function ledgerRepository(db: Kysely<Database>) {
         // a request id is written once: a batch retried after a lost commit acknowledgement adds nothing
         const freshUsage: NewUsageRow[] = [];
         for (const part of chunks(batch.usage)) {
-          const { rows: inserted } = await trx.executeQuery(insertUsage.compile(part));
+          const { rows: inserted } = await trx.executeQuery(insertUsage.compile(part.map(usageValues)));
           if (inserted.length === part.length) freshUsage.push(...part);
           else {
             const written = new Set(inserted.map((row) => row.request_id));

@@ -54,11 +54,12 @@ export function aggregateUsage(usage: readonly NewUsageRow[], width: number): Ro
  * transaction: the rollups change exactly when the rows they summarise become visible.
  */
 export function usageRollups(db: Kysely<Database>) {
+  const columns = [...KEY_COLUMNS, ...MEASURES];
   const upserts = ROLLUP_TABLES.map(
     ([table, width]) =>
       [
         width,
-        new RowStatement([...KEY_COLUMNS, ...MEASURES], (rows) =>
+        new RowStatement(columns, (rows) =>
           db
             .insertInto(table)
             .values(rows as never)
@@ -76,7 +77,8 @@ export function usageRollups(db: Kysely<Database>) {
     async add(trx: Transaction<Database>, usage: readonly NewUsageRow[]): Promise<void> {
       if (usage.length === 0) return;
       for (const [width, upsert] of upserts) {
-        const rows = aggregateUsage(usage, width);
+        // a few rows per flush (one per dimension set): read by name
+        const rows = aggregateUsage(usage, width).map((row) => columns.map((column) => row[column]));
         for (let i = 0; i < rows.length; i += CHUNK) await trx.executeQuery(upsert.compile(rows.slice(i, i + CHUNK)));
       }
     },
