@@ -6,6 +6,25 @@ export type CompleteRow<Columns extends string> = Record<Columns, unknown>;
 /** A row's values in the statement's column order. */
 export type RowValues = readonly unknown[];
 
+const CHUNK = 64;
+
+/**
+ * Splits rows into statements of 64 rows, then of powers of two for the rest: at most seven
+ * statement shapes per table, so compiled templates and prepared statements are reused from one
+ * flush to the next.
+ */
+export function statementChunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  let i = 0;
+  for (let size = CHUNK; size >= 1; size >>= 1) {
+    while (items.length - i >= size && (size === CHUNK || items.length - i < size * 2)) {
+      out.push(items.slice(i, i + size));
+      i += size;
+    }
+  }
+  return out;
+}
+
 interface Template {
   sql: string;
   /** for each parameter of `sql`, in order: row index × column count + column index */

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { Kysely, sql } from 'kysely';
-import { RowStatement } from '../../src/store/row-statement.ts';
+import { RowStatement, statementChunks } from '../../src/store/row-statement.ts';
 import { nodeSqliteDialect } from '../../src/store/sqlite-dialect.ts';
 
 interface Things {
@@ -45,5 +45,19 @@ describe('RowStatement', () => {
       db.insertInto('things').values(rows.map((row) => ({ ...row, note: 'constant' })) as Things['things'][]),
     );
     assert.throws(() => withConstant.compile([['a', 1]]), /must bind each of the 2 row values once/);
+  });
+
+  test('statementChunks: rows in order, in statements of 64 and then powers of two (at most seven shapes)', () => {
+    const shapes = new Set<number>();
+    for (let n = 0; n <= 300; n++) {
+      const rows = Array.from({ length: n }, (_, i) => i);
+      const parts = statementChunks(rows);
+      assert.deepEqual(parts.flat(), rows, `${n} rows`);
+      for (const part of parts) shapes.add(part.length);
+      // the rest after the 64s is written as its binary digits: one statement per set bit
+      const rest = parts.filter((part) => part.length < 64).map((part) => part.length);
+      assert.deepEqual(rest, [32, 16, 8, 4, 2, 1].filter((size) => (n % 64) & size), `${n} rows`);
+    }
+    assert.deepEqual([...shapes].sort((a, b) => a - b), [1, 2, 4, 8, 16, 32, 64]);
   });
 });

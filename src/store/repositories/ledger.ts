@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { RowStatement } from '../row-statement.ts';
+import { RowStatement, statementChunks } from '../row-statement.ts';
 import type { Database, LedgerKind, LedgerRow, NewLedgerRow, NewUsageRow } from '../schema.ts';
 import { USAGE_COLUMNS, usageValues } from '../schema.ts';
 import { nextSeq } from '../seq.ts';
@@ -33,24 +33,6 @@ export interface FlushResult {
   written: Set<string>;
 }
 
-const CHUNK = 64;
-
-/**
- * Splits rows into multi-row inserts of 64, then of powers of two for the rest: at most seven
- * statement shapes per table, so prepared statements are reused from one flush to the next.
- */
-function chunks<T>(items: T[]): T[][] {
-  const out: T[][] = [];
-  let i = 0;
-  for (let size = CHUNK; size >= 1; size >>= 1) {
-    while (items.length - i >= size && (size === CHUNK || items.length - i < size * 2)) {
-      out.push(items.slice(i, i + size));
-      i += size;
-    }
-  }
-  return out;
-}
-
 const LEDGER_COLUMNS = ['entry_key', 'account_id', 'key_id', 'request_id', 'kind', 'amount_nano', 'note', 'created_at'] as const;
 
 export function ledgerRepository(db: Kysely<Database>) {
@@ -79,7 +61,7 @@ export function ledgerRepository(db: Kysely<Database>) {
         const written = new Set<string>();
         const accountDeltas = new Map<string, number>();
         const keyDeltas = new Map<string, number>();
-        for (const part of chunks(batch.entries)) {
+        for (const part of statementChunks(batch.entries)) {
           // in LEDGER_COLUMNS order
           const rows = part.map((e) => [e.entryKey, e.accountId, e.keyId, e.requestId, e.kind, e.amountNano, e.note, e.createdAt]);
           const { rows: inserted } = await trx.executeQuery(insertLedger.compile(rows));
@@ -117,7 +99,7 @@ export function ledgerRepository(db: Kysely<Database>) {
         }
         // a request id is written once: a batch retried after a lost commit acknowledgement adds nothing
         const freshUsage: NewUsageRow[] = [];
-        for (const part of chunks(batch.usage)) {
+        for (const part of statementChunks(batch.usage)) {
           const { rows: inserted } = await trx.executeQuery(insertUsage.compile(part.map(usageValues)));
           if (inserted.length === part.length) freshUsage.push(...part);
           else {

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { LATENCY_BOUNDS_MS, LATENCY_COLUMNS, type UsageRollupTable } from '../console-schema.ts';
-import { RowStatement } from '../row-statement.ts';
+import { RowStatement, statementChunks } from '../row-statement.ts';
 import type { Database, NewUsageRow } from '../schema.ts';
 
 export const HOUR_MS = 3_600_000;
@@ -11,7 +11,6 @@ type Measure = Exclude<keyof UsageRollupTable, 'bucket' | 'account_id' | 'key_id
 
 const MEASURES: Measure[] = ['requests', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'units', 'cost_nano', 'latency_ms_sum', ...LATENCY_COLUMNS];
 const KEY_COLUMNS = ['bucket', 'account_id', 'key_id', 'model', 'provider_id', 'endpoint', 'is_error'] as const;
-const CHUNK = 200;
 const ROLLUP_TABLES = [
   ['usage_rollup_hour', HOUR_MS],
   ['usage_rollup_day', DAY_MS],
@@ -79,7 +78,7 @@ export function usageRollups(db: Kysely<Database>) {
       for (const [width, upsert] of upserts) {
         // a few rows per flush (one per dimension set): read by name
         const rows = aggregateUsage(usage, width).map((row) => columns.map((column) => row[column]));
-        for (let i = 0; i < rows.length; i += CHUNK) await trx.executeQuery(upsert.compile(rows.slice(i, i + CHUNK)));
+        for (const part of statementChunks(rows)) await trx.executeQuery(upsert.compile(part));
       }
     },
   };
