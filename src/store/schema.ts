@@ -185,21 +185,6 @@ export type ModelOverrideRow = Selectable<ModelOverridesTable>;
 export type NewLedgerRow = Insertable<LedgerTable>;
 /** A usage row as the write-behind writes it: every column given, null where there is nothing. */
 export type NewUsageRow = Required<Omit<Insertable<UsageTable>, 'id'>>;
-/** The columns of NewUsageRow, in the order the flush binds them. */
-export const USAGE_COLUMNS = [
-  'request_id', 'created_at', 'account_id', 'key_id', 'model', 'endpoint', 'provider_id', 'status', 'prompt_tokens',
-  'completion_tokens', 'cached_tokens', 'units', 'cost_nano', 'latency_ms', 'estimated', 'error_type', 'session_id',
-] as const satisfies readonly (keyof NewUsageRow)[];
-/** A usage row's values in USAGE_COLUMNS order (property by property: no lookup by name). */
-export function usageValues(row: NewUsageRow): unknown[] {
-  return [
-    row.request_id, row.created_at, row.account_id, row.key_id, row.model, row.endpoint, row.provider_id, row.status, row.prompt_tokens,
-    row.completion_tokens, row.cached_tokens, row.units, row.cost_nano, row.latency_ms, row.estimated, row.error_type, row.session_id,
-  ];
-}
-// a column added to the table must be added to the list above (this line stops compiling)
-const usageColumnsComplete: Exclude<keyof NewUsageRow, (typeof USAGE_COLUMNS)[number]> extends never ? true : never = true;
-void usageColumnsComplete;
 export type MediaObjectRow = Selectable<MediaObjectsTable>;
 export type VideoJobRow = Selectable<VideoJobsTable>;
 export type NewVideoJobRow = Insertable<VideoJobsTable>;

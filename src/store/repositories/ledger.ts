@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import { RowStatement, statementChunks } from '../row-statement.ts';
 import type { Database, LedgerKind, LedgerRow, NewLedgerRow, NewUsageRow } from '../schema.ts';
-import { USAGE_COLUMNS, usageValues } from '../schema.ts';
 import { nextSeq } from '../seq.ts';
 import { usageRollups } from './usage-rollups.ts';
 
@@ -33,7 +32,29 @@ export interface FlushResult {
   written: Set<string>;
 }
 
+// The flush binds rows as values in column order (RowStatement): each list below and the function
+// after it name the same columns in the same order, property by property (no lookup by name).
 const LEDGER_COLUMNS = ['entry_key', 'account_id', 'key_id', 'request_id', 'kind', 'amount_nano', 'note', 'created_at'] as const;
+
+function ledgerValues(e: LedgerEntry): unknown[] {
+  return [e.entryKey, e.accountId, e.keyId, e.requestId, e.kind, e.amountNano, e.note, e.createdAt];
+}
+
+const USAGE_COLUMNS = [
+  'request_id', 'created_at', 'account_id', 'key_id', 'model', 'endpoint', 'provider_id', 'status', 'prompt_tokens',
+  'completion_tokens', 'cached_tokens', 'units', 'cost_nano', 'latency_ms', 'estimated', 'error_type', 'session_id',
+] as const satisfies readonly (keyof NewUsageRow)[];
+
+function usageValues(row: NewUsageRow): unknown[] {
+  return [
+    row.request_id, row.created_at, row.account_id, row.key_id, row.model, row.endpoint, row.provider_id, row.status, row.prompt_tokens,
+    row.completion_tokens, row.cached_tokens, row.units, row.cost_nano, row.latency_ms, row.estimated, row.error_type, row.session_id,
+  ];
+}
+
+// a column added to usage_log must be added to USAGE_COLUMNS (this line stops compiling)
+const usageColumnsComplete: Exclude<keyof NewUsageRow, (typeof USAGE_COLUMNS)[number]> extends never ? true : never = true;
+void usageColumnsComplete;
 
 export function ledgerRepository(db: Kysely<Database>) {
   const insertLedger = new RowStatement(LEDGER_COLUMNS, (rows) =>
@@ -62,9 +83,7 @@ export function ledgerRepository(db: Kysely<Database>) {
         const accountDeltas = new Map<string, number>();
         const keyDeltas = new Map<string, number>();
         for (const part of statementChunks(batch.entries)) {
-          // in LEDGER_COLUMNS order
-          const rows = part.map((e) => [e.entryKey, e.accountId, e.keyId, e.requestId, e.kind, e.amountNano, e.note, e.createdAt]);
-          const { rows: inserted } = await trx.executeQuery(insertLedger.compile(rows));
+          const { rows: inserted } = await trx.executeQuery(insertLedger.compile(part.map(ledgerValues)));
           for (const row of inserted) {
             written.add(row.entry_key);
             accountDeltas.set(row.account_id, (accountDeltas.get(row.account_id) ?? 0) + row.amount_nano);
