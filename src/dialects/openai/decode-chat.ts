@@ -56,7 +56,7 @@ export function decodeChat(body: Record<string, unknown>, defaultMaxOutputTokens
       maxOutputTokens: maxOutput,
       created: Math.floor(Date.now() / 1000),
     },
-    estimate: promptEstimate(body, messages, bodyBytes, maxOutput * n),
+    estimate: new PromptEstimate(body, messages, bodyBytes, maxOutput * n),
   };
 }
 
@@ -64,16 +64,30 @@ export function decodeChat(body: Record<string, unknown>, defaultMaxOutputTokens
  * The prompt's tokens, counted with the tokenizer only when read. Beside it a bound that costs
  * nothing to compute: every token of the local count is at least one byte of the JSON body, but
  * for images, which count a fixed allowance each.
+ *
+ * A class rather than an object literal with a getter: such a literal is a dictionary-mode object
+ * with a new accessor pair and closure per request.
  */
-function promptEstimate(body: Record<string, unknown>, messages: Array<Record<string, unknown>>, bodyBytes: number | undefined, outputTokens: number) {
-  let exact: number | undefined;
-  return {
-    get inputTokens(): number {
-      return (exact ??= countChatPromptTokens(body));
-    },
-    outputTokens,
-    ...(bodyBytes !== undefined && Number.isFinite(bodyBytes) && { inputTokensUpperBound: bodyBytes + REPLY_PRIMER + IMAGE_ALLOWANCE * imageParts(messages) }),
-  };
+class PromptEstimate {
+  readonly outputTokens: number;
+  readonly inputTokensUpperBound: number | undefined;
+  #exact: number | undefined;
+  readonly #body: Record<string, unknown>;
+
+  constructor(
+    body: Record<string, unknown>,
+    messages: Array<Record<string, unknown>>,
+    bodyBytes: number | undefined,
+    outputTokens: number,
+  ) {
+    this.#body = body;
+    this.outputTokens = outputTokens;
+    this.inputTokensUpperBound = bodyBytes !== undefined && Number.isFinite(bodyBytes) ? bodyBytes + REPLY_PRIMER + IMAGE_ALLOWANCE * imageParts(messages) : undefined;
+  }
+
+  get inputTokens(): number {
+    return (this.#exact ??= countChatPromptTokens(this.#body));
+  }
 }
 
 function imageParts(messages: Array<Record<string, unknown>>): number {
