@@ -439,6 +439,46 @@ async function checkAnswer(url: string, authorization: string, mode: Mode): Prom
   if (mode === 'stream' && !text.includes('"usage":{')) throw new Error(`${url}: the stream carried no usage chunk`);
 }
 
+/** The gateway's garbage-collection pauses so far, from its own Prometheus metrics (prom-client's gc histogram). */
+interface GcTotals {
+  minorCount: number;
+  minorSeconds: number;
+  /** scavenges that paused the event loop for 10 ms or more */
+  minorOver10ms: number;
+  majorCount: number;
+  majorSeconds: number;
+}
+
+async function gcTotals(origin: string): Promise<GcTotals | undefined> {
+  const response = await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+  if (!response?.ok) return undefined;
+  const text = await response.text();
+  const value = (suffix: string, kind: string, le?: string): number => {
+    const labels = le === undefined ? `kind="${kind}"` : `le="${le}",kind="${kind}"`;
+    const line = text.split('\n').find((l) => l.startsWith(`modelgate_nodejs_gc_duration_seconds_${suffix}{${labels}}`));
+    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+  };
+  const minorCount = value('count', 'minor');
+  return {
+    minorCount,
+    minorSeconds: value('sum', 'minor'),
+    minorOver10ms: minorCount - value('bucket', 'minor', '0.01'),
+    majorCount: value('count', 'major'),
+    majorSeconds: value('sum', 'major'),
+  };
+}
+
+function gcDelta(before: GcTotals | undefined, after: GcTotals | undefined): GcTotals | undefined {
+  if (!before || !after) return undefined;
+  return {
+    minorCount: after.minorCount - before.minorCount,
+    minorSeconds: after.minorSeconds - before.minorSeconds,
+    minorOver10ms: after.minorOver10ms - before.minorOver10ms,
+    majorCount: after.majorCount - before.majorCount,
+    majorSeconds: after.majorSeconds - before.majorSeconds,
+  };
+}
+
 function tail(path: string, lines = 20): string {
   try {
     return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
@@ -516,6 +556,8 @@ interface CaseResult {
   connections: number;
   direct: WrkResult & { simCpuUsPerRequest: number; otherLoadCores: number };
   gateway: ServerRun;
+  /** the gateway's GC pauses during the measured run (absent when its metrics could not be read) */
+  gatewayGc?: GcTotals;
   /** the bare relay (bench/bare-relay.ts) in the gateway's place; absent with BENCH_RELAY=0 */
   relay?: ServerRun & { addedP50Ms: number; addedP99Ms: number };
   addedP50Ms: number;
@@ -615,7 +657,9 @@ async function runCaseOnce(sim: Simulator, latencyMs: number, mode: Mode, connec
   try {
     await warmUp(gateway.chatUrl, gateway.authorization, mode, connections);
     const recorder = perf ? startPerf(gateway.pid, `perf-${latencyMs}ms-${mode}-${connections}c`) : undefined;
+    const gcBefore = await gcTotals(gateway.origin);
     const through = serverRun(await measuredRun(gateway.chatUrl, gateway.authorization, mode, connections, sim, gateway.pid), gateway.pid);
+    const gc = gcDelta(gcBefore, await gcTotals(gateway.origin));
     if (recorder) await stop(recorder, 60_000, 'SIGINT');
     const otherMax = Math.max(direct.otherLoadCores, through.otherLoadCores, relay?.otherLoadCores ?? 0);
     process.stderr.write(
@@ -630,6 +674,7 @@ async function runCaseOnce(sim: Simulator, latencyMs: number, mode: Mode, connec
       connections,
       direct: { ...direct.result, simCpuUsPerRequest: direct.simUs / Math.max(1, direct.result.requests), otherLoadCores: direct.otherLoadCores },
       gateway: through,
+      ...(gc && { gatewayGc: gc }),
       ...(relay && { relay }),
       addedP50Ms: through.p50Ms - direct.result.p50Ms,
       addedP99Ms: through.p99Ms - direct.result.p99Ms,
@@ -806,12 +851,18 @@ function table(header: string[], rows: string[][]): string {
 const f = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : 'n/a');
 const signed = (v: number, digits = 2) => (v >= 0 ? '+' : '') + f(v, digits);
 
+function gcCell(gc: GcTotals | undefined): string {
+  if (!gc) return 'n/a';
+  const mean = gc.minorCount > 0 ? (1000 * gc.minorSeconds) / gc.minorCount : 0;
+  return `${gc.minorCount} (${f(mean, 1)} ms, ${gc.minorOver10ms}) · ${gc.majorCount} (${f(1000 * gc.majorSeconds, 1)} ms)`;
+}
+
 function report(cases: CaseResult[], ttfb: TtfbResult[], checks: TargetCheck[]): string {
   const out: string[] = [];
   if (cases.length > 0) {
     out.push(
       table(
-        ['upstream', 'mode', 'conn', 'direct req/s', 'gateway req/s', 'direct p50', 'gateway p50', 'added p50', 'direct p99', 'gateway p99', 'added p99', 'gw CPU µs/req', 'gw peak RSS MB', 'errors', 'other load'],
+        ['upstream', 'mode', 'conn', 'direct req/s', 'gateway req/s', 'direct p50', 'gateway p50', 'added p50', 'direct p99', 'gateway p99', 'added p99', 'gw CPU µs/req', 'gw peak RSS MB', 'gw GC: scavenges (mean, ≥ 10 ms) · major (total)', 'errors', 'other load'],
         cases.map((c) => [
           `${c.upstreamLatencyMs} ms`,
           modeName(c.mode),
@@ -826,6 +877,7 @@ function report(cases: CaseResult[], ttfb: TtfbResult[], checks: TargetCheck[]):
           `${signed(c.addedP99Ms)} ms`,
           f(c.gateway.cpuUsPerRequest, 0),
           f(c.gateway.peakRssMb, 1),
+          gcCell(c.gatewayGc),
           `${errorCount(c.direct)} / ${errorCount(c.gateway)}`,
           `${f(100 * c.direct.otherLoadCores, 0)}% / ${f(100 * c.gateway.otherLoadCores, 0)}%${c.contended ? ' (!)' : ''}`,
         ]),
