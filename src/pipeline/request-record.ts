@@ -39,7 +39,7 @@ export function recordRequest(gateway: Gateway, ctx: RequestContext, endpoint: s
     error_type: outcome.error,
     session_id: null,
   });
-  gateway.sync.touchKey({ keyId: key.id, lastUsedAt: now });
+  gateway.sync.touchKey(key.id, now);
 
   const costUsd = nanoToUsd(outcome.costNano);
   gateway.requestLog.info(

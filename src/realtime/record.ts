@@ -59,7 +59,7 @@ export function recordRealtimeResponse(
     error_type: errorType,
     session_id: session.sessionId,
   });
-  gateway.sync.touchKey({ keyId: key.id, lastUsedAt: now });
+  gateway.sync.touchKey(key.id, now);
 
   const costUsd = nanoToUsd(costNano);
   gateway.log.info(

@@ -33,6 +33,8 @@ export class StateSync {
   private readonly log: Logger;
   private readonly intervalMs: number;
   private batch: WriteBatch = { entries: [], usage: [], touches: [] };
+  /** the current batch's touches by key id */
+  private touched = new Map<string, KeyTouch>();
   private lastSeq = 0;
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
@@ -57,8 +59,15 @@ export class StateSync {
     this.batch.usage.push(row);
   }
 
-  touchKey(touch: KeyTouch): void {
-    this.batch.touches.push(touch);
+  /** A key's last use: one entry per key and batch, whatever the number of its requests. */
+  touchKey(keyId: string, lastUsedAt: number): void {
+    const touch = this.touched.get(keyId);
+    if (touch) touch.lastUsedAt = Math.max(touch.lastUsedAt, lastUsedAt);
+    else {
+      const fresh: KeyTouch = { keyId, lastUsedAt };
+      this.touched.set(keyId, fresh);
+      this.batch.touches.push(fresh);
+    }
   }
 
   get pendingWrites(): number {
@@ -107,6 +116,7 @@ export class StateSync {
     const batch = this.batch;
     if (batch.entries.length === 0 && batch.usage.length === 0 && batch.touches.length === 0) return;
     this.batch = { entries: [], usage: [], touches: [] };
+    this.touched = new Map();
     try {
       const { written } = await this.flusher.flush(batch);
       this.listener.flushed(batch.entries, written);

@@ -9,6 +9,7 @@ import { openStore, type Store } from '../../src/store/database.ts';
 import { accountsRepository } from '../../src/store/repositories/accounts.ts';
 import { apiKeysRepository, type ApiKeyInput } from '../../src/store/repositories/api-keys.ts';
 import { modelOverridesRepository } from '../../src/store/repositories/model-overrides.ts';
+import { ledgerRepository, type WriteBatch } from '../../src/store/repositories/ledger.ts';
 import { providersRepository, type ProviderInput } from '../../src/store/repositories/providers.ts';
 import { StateSync, type SyncListener } from '../../src/store/state-sync.ts';
 import { bothDatabases } from '../helpers/databases.ts';
@@ -199,6 +200,34 @@ for (const database of bothDatabases('repos')) {
       assert.deepEqual((await providersRepository(store.db).changedSince(start + 4)).map((p) => p.id), [provider.id]);
       assert.deepEqual(await apiKeysRepository(store.db).changedSince(start + 3), []);
       assert.deepEqual(await providersRepository(store.db).changedSince(start + 5), []);
+    });
+
+    test('key last-use times go out once per key and batch, the latest use winning', async () => {
+      const account = await accountsRepository(store.db).insert({ id: newId('acct'), name: 'busy keys', email: null });
+      const keys = apiKeysRepository(store.db);
+      const [a, b] = [await keys.insert(keyInput(account.id)), await keys.insert(keyInput(account.id))];
+      const batches: WriteBatch[] = [];
+      const ledger = ledgerRepository(store.db);
+      const quiet: SyncListener = { provider: () => undefined, account: () => undefined, apiKey: () => undefined, modelOverride: () => undefined, flushed: () => undefined };
+      const sync = new StateSync(store.db, quiet, pino({ level: 'silent' }), 60_000, {
+        flush: (batch) => {
+          batches.push(structuredClone(batch));
+          return ledger.flush(batch);
+        },
+        close: async () => undefined,
+      });
+      for (const at of [5_000, 9_000, 7_000]) sync.touchKey(a.id, at);
+      sync.touchKey(b.id, 4_000);
+      await sync.now();
+      // the next batch starts afresh
+      sync.touchKey(a.id, 6_000);
+      await sync.now();
+      assert.deepEqual(batches.map((batch) => batch.touches), [
+        [{ keyId: a.id, lastUsedAt: 9_000 }, { keyId: b.id, lastUsedAt: 4_000 }],
+        [{ keyId: a.id, lastUsedAt: 6_000 }],
+      ]);
+      assert.equal((await keys.get(b.id))?.lastUsedAt, 4_000);
+      await sync.stop();
     });
 
     test('a poller running beside concurrent writers sees every change exactly once', async () => {
