@@ -24,8 +24,16 @@ export class KeyRateLimiter {
     this.redis = redis;
   }
 
-  /** Admits the request or throws 429; returns the `x-ratelimit-*` headers to send. */
-  async admit(key: LimitedKey, estimatedTokens: number): Promise<Record<string, string>> {
+  /**
+   * Admits the request or throws 429; returns the `x-ratelimit-*` headers to send — or, for a key
+   * without limits, nothing and no promise (the caller's request path then takes no extra turn).
+   */
+  admit(key: LimitedKey, estimatedTokens: number): Promise<Record<string, string>> | undefined {
+    if (key.rpm === null && key.tpm === null) return undefined;
+    return this.admitLimited(key, estimatedTokens);
+  }
+
+  private async admitLimited(key: LimitedKey, estimatedTokens: number): Promise<Record<string, string>> {
     const headers: Record<string, string> = {};
     if (key.rpm !== null) await this.take('requests', key.id, key.rpm, 1, headers);
     if (key.tpm !== null) {

@@ -100,12 +100,14 @@ export async function runOperation<Call, Result = never>(
     }
     // the exact prompt count only where it decides something: a tokens-per-minute limit
     const estimatedTokens = key.tpm === null ? 0 : op.estimate.inputTokens + op.estimate.outputTokens;
-    const rateHeaders = await gateway.limiter.admit(key, estimatedTokens);
+    // each await is a turn of the event loop and a suspended frame: only when there is something to wait for
+    const admission = gateway.limiter.admit(key, estimatedTokens);
+    if (admission) Object.assign(ctx.responseHeaders, await admission);
     admittedTokens = estimatedTokens;
-    Object.assign(ctx.responseHeaders, rateHeaders);
     const upperBound = reservationFor(gateway, ctx, op, model.pricing);
     state.hold = gateway.ledger.reserve(ctx.principal.accountId, key, upperBound);
-    sharedHold = await gateway.sharedHolds?.acquire(ctx.principal.accountId, upperBound, gateway.ledger.balance(ctx.principal.accountId) ?? 0);
+    const sharing = gateway.sharedHolds?.acquire(ctx.principal.accountId, upperBound, gateway.ledger.balance(ctx.principal.accountId) ?? 0);
+    if (sharing) sharedHold = await sharing;
 
     let lastFailure: GatewayError | undefined;
     // a family's refusal is the answer only when no provider failed for another reason
