@@ -30,14 +30,14 @@ import { RealtimeSessions } from './realtime/sessions.ts';
 import { createFlusher } from './store/flusher.ts';
 import { StateSync } from './store/state-sync.ts';
 import { adapters } from './vendors/registry.ts';
-import { requestLogger } from './observability/logger.ts';
+import { RequestLog } from './observability/logger.ts';
 
 /** Everything a request handler or an admin operation may use; built once by createGateway. */
 export interface Gateway {
   config: Config;
   log: Logger;
-  /** the one line per request (see requestLogger) */
-  requestLog: Logger;
+  /** the one line per request (see RequestLog) */
+  requestLog: RequestLog;
   store: Store;
   repos: {
     providers: ProvidersRepository;
@@ -114,7 +114,7 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
   const gateway: Gateway = {
     config,
     log,
-    requestLog: requestLogger(log),
+    requestLog: new RequestLog(log),
     store,
     repos: {
       providers: providersRepository(store.db),

@@ -37,12 +37,28 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 }
 
 /**
- * The logger of the per-request line. That line is built by the pipeline from ids, names and
- * numbers only — never a header or a body — so it skips the redaction pass, which cost more than
- * the rest of the line (~5 → ~2 µs per line).
+ * The one line per request, in pino's own format (level, time, the logger's bindings, the
+ * fields, msg) but serialised by one `JSON.stringify` and written straight to the log's
+ * destination: pino's field-by-field serialiser allocated ~3 KB per line (a quoted key and a
+ * concatenation per field), the largest allocation of a request. The line holds ids, names and
+ * numbers only — never a header or a body — so it needs no redaction pass.
  */
-export function requestLogger(log: Logger): Logger {
-  return log.child({}, { redact: [] });
+export class RequestLog {
+  private readonly log: Logger;
+
+  constructor(log: Logger) {
+    this.log = log;
+  }
+
+  write(fields: Record<string, unknown>, msg: string): void {
+    if (!this.log.isLevelEnabled('info')) return;
+    const log = this.log as unknown as Record<symbol, unknown>;
+    const time = (log[pino.symbols.timeSym] as () => string)();
+    const bindings = log[pino.symbols.chindingsSym] as string;
+    const body = JSON.stringify(fields).slice(1, -1);
+    const stream = log[pino.symbols.streamSym] as pino.DestinationStream;
+    stream.write(`{"level":${pino.levels.values.info}${time}${bindings}${body === '' ? '' : `,${body}`},"msg":${JSON.stringify(msg)}}\n`);
+  }
 }
 
 /**

@@ -42,7 +42,7 @@ export function recordRequest(gateway: Gateway, ctx: RequestContext, endpoint: s
   gateway.sync.touchKey(key.id, now);
 
   const costUsd = nanoToUsd(outcome.costNano);
-  gateway.requestLog.info(
+  gateway.requestLog.write(
     {
       reqId: ctx.requestId,
       keyId: key.id,
