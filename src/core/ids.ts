@@ -21,6 +21,10 @@ export function newId(prefix: string): string {
   return `${prefix}_${randomBase62(20)}`;
 }
 
+const RANDOM_BYTES_PER_ID = 10;
+const randomPool = Buffer.alloc(4096);
+let randomOffset = randomPool.length;
+
 /**
  * Request identifiers are generated on every request and key the journal and usage rows:
  * 12 hex digits of the millisecond clock, then 20 of randomness (80 bits) from a pooled buffer
@@ -39,10 +43,6 @@ export function newRequestId(): string {
   randomOffset += RANDOM_BYTES_PER_ID;
   return `req_${Date.now().toString(16).padStart(12, '0')}${random}`;
 }
-
-const RANDOM_BYTES_PER_ID = 10;
-const randomPool = Buffer.alloc(4096);
-let randomOffset = randomPool.length;
 
 /** A client API key: `sk-` followed by 48 random base62 characters (~285 bits). */
 export function newApiKey(): string {

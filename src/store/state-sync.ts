@@ -32,9 +32,9 @@ export class StateSync {
   private readonly listener: SyncListener;
   private readonly log: Logger;
   private readonly intervalMs: number;
-  private batch: WriteBatch = { entries: [], usage: [], touches: [] };
-  /** the current batch's touches by key id */
-  private touched = new Map<string, KeyTouch>();
+  private batch: Omit<WriteBatch, 'touches'> = { entries: [], usage: [] };
+  /** each key's latest use since the last flush: one entry per key, whatever the number of its requests */
+  private lastUse = new Map<string, number>();
   private lastSeq = 0;
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
@@ -59,15 +59,9 @@ export class StateSync {
     this.batch.usage.push(row);
   }
 
-  /** A key's last use: one entry per key and batch, whatever the number of its requests. */
   touchKey(keyId: string, lastUsedAt: number): void {
-    const touch = this.touched.get(keyId);
-    if (touch) touch.lastUsedAt = Math.max(touch.lastUsedAt, lastUsedAt);
-    else {
-      const fresh: KeyTouch = { keyId, lastUsedAt };
-      this.touched.set(keyId, fresh);
-      this.batch.touches.push(fresh);
-    }
+    const known = this.lastUse.get(keyId);
+    if (known === undefined || lastUsedAt > known) this.lastUse.set(keyId, lastUsedAt);
   }
 
   get pendingWrites(): number {
@@ -113,20 +107,20 @@ export class StateSync {
   }
 
   private async flush(): Promise<void> {
-    const batch = this.batch;
-    if (batch.entries.length === 0 && batch.usage.length === 0 && batch.touches.length === 0) return;
-    this.batch = { entries: [], usage: [], touches: [] };
-    this.touched = new Map();
+    const { entries, usage } = this.batch;
+    const lastUse = this.lastUse;
+    if (entries.length === 0 && usage.length === 0 && lastUse.size === 0) return;
+    this.batch = { entries: [], usage: [] };
+    this.lastUse = new Map();
+    const touches: KeyTouch[] = Array.from(lastUse, ([keyId, lastUsedAt]) => ({ keyId, lastUsedAt }));
+    const batch: WriteBatch = { entries, usage, touches };
     try {
       const { written } = await this.flusher.flush(batch);
       this.listener.flushed(batch.entries, written);
     } catch (error) {
       // keep the writes, in order, ahead of anything queued meanwhile; the next cycle retries
-      this.batch = {
-        entries: [...batch.entries, ...this.batch.entries],
-        usage: [...batch.usage, ...this.batch.usage],
-        touches: [...batch.touches, ...this.batch.touches],
-      };
+      this.batch = { entries: [...entries, ...this.batch.entries], usage: [...usage, ...this.batch.usage] };
+      for (const touch of touches) this.touchKey(touch.keyId, touch.lastUsedAt);
       this.log.error({ err: error, pending: this.pendingWrites }, 'write-behind flush failed; will retry');
       throw error;
     }
