@@ -7,6 +7,8 @@ import { ledgerRepository, type FlushResult, type WriteBatch } from './repositor
 export interface Flusher {
   flush(batch: WriteBatch): Promise<FlushResult>;
   close(): Promise<void>;
+  /** usage rows should be queued encoded (encodeUsageRow): this flusher sends them to another thread */
+  readonly takesEncodedUsage?: boolean;
 }
 
 /**
@@ -27,6 +29,7 @@ export function createFlusher(store: Store): Flusher {
  * dead thread. Journal rows are idempotent by entry key, so a retried batch is applied once.
  */
 class WorkerFlusher implements Flusher {
+  readonly takesEncodedUsage = true;
   private worker: Worker | undefined;
   private readonly pending = new Map<number, { resolve(result: FlushResult): void; reject(error: Error): void }>();
   private nextId = 1;

@@ -4,7 +4,7 @@ import type { AccountRecord } from './repositories/accounts.ts';
 import { accountsRepository } from './repositories/accounts.ts';
 import type { ApiKeyRecord } from './repositories/api-keys.ts';
 import { apiKeysRepository } from './repositories/api-keys.ts';
-import { ledgerRepository, type KeyTouch, type LedgerEntry, type WriteBatch } from './repositories/ledger.ts';
+import { encodeUsageRow, ledgerRepository, type KeyTouch, type LedgerEntry, type WriteBatch } from './repositories/ledger.ts';
 import type { ModelOverrideRecord } from './repositories/model-overrides.ts';
 import { modelOverridesRepository } from './repositories/model-overrides.ts';
 import type { ProviderRecord } from './repositories/providers.ts';
@@ -56,7 +56,7 @@ export class StateSync {
   }
 
   recordUsage(row: NewUsageRow): void {
-    this.batch.usage.push(row);
+    this.batch.usage.push(this.flusher.takesEncodedUsage ? encodeUsageRow(row) : row);
   }
 
   touchKey(keyId: string, lastUsedAt: number): void {

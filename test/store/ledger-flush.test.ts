@@ -7,7 +7,7 @@ import { newApiKey, newId } from '../../src/core/ids.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { accountsRepository, type AccountRecord } from '../../src/store/repositories/accounts.ts';
 import { apiKeysRepository, type ApiKeyRecord } from '../../src/store/repositories/api-keys.ts';
-import { ledgerRepository, type LedgerEntry } from '../../src/store/repositories/ledger.ts';
+import { encodeUsageRow, ledgerRepository, type LedgerEntry } from '../../src/store/repositories/ledger.ts';
 import { usageRepository } from '../../src/store/repositories/usage.ts';
 import type { NewUsageRow } from '../../src/store/schema.ts';
 import { bothDatabases } from '../helpers/databases.ts';
@@ -198,9 +198,10 @@ for (const database of bothDatabases('flush')) {
       assert.equal((await usageRepository(store.db).list({ accountId: account.id, limit: 1000 })).length, 900);
     });
 
-    test('every column of every journal and usage row is stored as given, whatever the batch size', async () => {
+    test('every column of every journal and usage row is stored as given, whatever the batch size and however a row was queued', async () => {
       // the flush binds values by position in statements compiled once per row count: a value in
-      // the wrong column or row would show here (each value is different from every other)
+      // the wrong column or row would show here (each value is different from every other); every
+      // other usage row is queued encoded, as rows bound for the flush thread are
       const ledger = ledgerRepository(store.db);
       for (const size of [1, 3, 64, 71]) {
         const { account, key } = await fixture();
@@ -210,12 +211,12 @@ for (const database of bothDatabases('flush')) {
         const usage = Array.from({ length: size }, (_, i) => {
           const n = size * 1000 + i;
           return usageRow(account.id, key.id, {
-            request_id: `req_${size}_${i}`, created_at: 1_700_000_000_000 + n, model: `model-${n}`, endpoint: `/v1/e${n}`, provider_id: i % 2 ? null : `prov_${n}`,
+            request_id: `req_${size}_${i}`, created_at: 1_700_000_000_000 + n, model: `model-${n} "quoted" \\ é 🙂`, endpoint: `/v1/e${n}`, provider_id: i % 2 ? null : `prov_${n}`,
             status: 200 + (i % 300), prompt_tokens: n + 1, completion_tokens: n + 2, cached_tokens: n + 3, units: n + 0.5, cost_nano: n + 4,
             latency_ms: n + 5, estimated: i % 2, error_type: i % 3 ? null : `err_${n}`, session_id: i % 4 ? null : `sess_${n}`,
           });
         });
-        await ledger.flush({ entries, usage, touches: [] });
+        await ledger.flush({ entries, usage: usage.map((row, i) => (i % 2 === 1 ? encodeUsageRow(row) : row)), touches: [] });
 
         const stored = await store.db.selectFrom('ledger').selectAll().where('account_id', '=', account.id).execute();
         const expectedLedger = entries.map((e) => ({ entry_key: e.entryKey, account_id: e.accountId, key_id: e.keyId, request_id: e.requestId, kind: e.kind, amount_nano: e.amountNano, note: e.note, created_at: e.createdAt }));

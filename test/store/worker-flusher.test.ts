@@ -9,7 +9,8 @@ import { newId } from '../../src/core/ids.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { createFlusher, type Flusher } from '../../src/store/flusher.ts';
 import { accountsRepository } from '../../src/store/repositories/accounts.ts';
-import { ledgerRepository, type LedgerEntry } from '../../src/store/repositories/ledger.ts';
+import { encodeUsageRow, ledgerRepository, type LedgerEntry } from '../../src/store/repositories/ledger.ts';
+import type { NewUsageRow } from '../../src/store/schema.ts';
 import { sqliteDatabase } from '../helpers/databases.ts';
 
 function credit(accountId: string, amountNano: number): LedgerEntry {
@@ -38,6 +39,19 @@ describe('worker flusher on an SQLite file', () => {
     assert.equal((await accountsRepository(store.db).get(account.id))?.balanceNano, 7_000);
     const again = await flusher.flush({ entries: [first], usage: [], touches: [] });
     assert.equal(again.written.size, 0, 'an entry key is applied once, also across connections');
+  });
+
+  test('usage rows cross to the thread as encoded text and land column for column', async () => {
+    assert.equal(flusher.takesEncodedUsage, true, 'the state sync queues usage rows encoded for this flusher');
+    const account = await accountsRepository(store.db).insert({ id: newId('acct'), name: 'encoded', email: null });
+    const row: NewUsageRow = {
+      request_id: newId('req'), created_at: 1_700_000_000_123, account_id: account.id, key_id: 'key_x', model: 'model "q" \\ é 🙂', endpoint: '/v1/chat/completions',
+      provider_id: null, status: 499, prompt_tokens: 11, completion_tokens: 22, cached_tokens: 3, units: 1.5, cost_nano: 4_567, latency_ms: 89, estimated: 1,
+      error_type: 'client_closed', session_id: 'sess_1',
+    };
+    await flusher.flush({ entries: [], usage: [encodeUsageRow(row)], touches: [] });
+    const stored = await store.db.selectFrom('usage_log').selectAll().where('account_id', '=', account.id).execute();
+    assert.deepEqual(stored.map(({ id: _id, ...rest }) => rest), [row]);
   });
 
   test('on Linux the flush thread runs at a lower priority than the event loop', { skip: process.platform !== 'linux' }, async () => {

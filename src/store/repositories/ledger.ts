@@ -23,9 +23,16 @@ export interface KeyTouch {
 
 export interface WriteBatch {
   entries: LedgerEntry[];
-  usage: NewUsageRow[];
+  usage: QueuedUsageRow[];
   touches: KeyTouch[];
 }
+
+/**
+ * A usage row as queued: the row, or its values as JSON text (`encodeUsageRow`). Rows bound for
+ * the flush thread are encoded when they are queued: the structured clone of a few hundred row
+ * objects held the event loop for ~0.6 ms each cycle; an array of strings crosses in ~0.05 ms.
+ */
+export type QueuedUsageRow = NewUsageRow | string;
 
 export interface FlushResult {
   /** entry keys actually written (duplicates of an earlier entry key are skipped, never applied twice) */
@@ -50,6 +57,17 @@ function usageValues(row: NewUsageRow): unknown[] {
     row.request_id, row.created_at, row.account_id, row.key_id, row.model, row.endpoint, row.provider_id, row.status, row.prompt_tokens,
     row.completion_tokens, row.cached_tokens, row.units, row.cost_nano, row.latency_ms, row.estimated, row.error_type, row.session_id,
   ];
+}
+
+/** The row's values in USAGE_COLUMNS order, as JSON (~0.7 µs a row). */
+export function encodeUsageRow(row: NewUsageRow): string {
+  return JSON.stringify(usageValues(row));
+}
+
+function usageRowOf(queued: QueuedUsageRow): NewUsageRow {
+  if (typeof queued !== 'string') return queued;
+  const values = JSON.parse(queued) as unknown[];
+  return Object.fromEntries(USAGE_COLUMNS.map((column, i) => [column, values[i]])) as unknown as NewUsageRow;
 }
 
 // a column added to usage_log must be added to USAGE_COLUMNS (this line stops compiling)
@@ -118,7 +136,7 @@ export function ledgerRepository(db: Kysely<Database>) {
         }
         // a request id is written once: a batch retried after a lost commit acknowledgement adds nothing
         const freshUsage: NewUsageRow[] = [];
-        for (const part of statementChunks(batch.usage)) {
+        for (const part of statementChunks(batch.usage.map(usageRowOf))) {
           const { rows: inserted } = await trx.executeQuery(insertUsage.compile(part.map(usageValues)));
           if (inserted.length === part.length) freshUsage.push(...part);
           else {
