@@ -39,7 +39,10 @@ export const openaiChat: ChatCodec = {
 
 /**
  * The client's body with the upstream model id; streams always ask for usage so billing is
- * exact (the relay hides the usage chunk again when the client did not ask for it).
+ * exact (the relay hides the usage chunk again when the client did not ask for it). Always
+ * re-serialised, never the client's bytes forwarded: a body with a duplicate `model` key is
+ * routed and billed by the last one, and an upstream parser that keeps the first would run the
+ * other model.
  */
 export function passthroughBody(call: { body: Record<string, unknown>; stream: boolean }, target: TargetInfo): Record<string, unknown> {
   const body: Record<string, unknown> = { ...call.body, model: target.upstreamModel };
