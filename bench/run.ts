@@ -54,6 +54,8 @@ import { arch, cpus, release, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { checkTargets, modeName, report, signed } from './report.ts';
+import { errorCount, type CaseResult, type GcTotals, type Mode, type Percentiles, type ServerRun, type TtfbResult, type WrkResult } from './results.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BENCH = join(ROOT, 'bench');
@@ -110,7 +112,6 @@ const gatewayExtraEnv = Object.fromEntries(
     .map((pair) => [pair.slice(0, pair.indexOf('=')).trim(), pair.slice(pair.indexOf('=') + 1).trim()]),
 );
 
-type Mode = 'json' | 'stream';
 for (const mode of modes) if (mode !== 'json' && mode !== 'stream') fail(`BENCH_MODES: unknown mode "${mode}" (json, stream)`);
 
 function numberEnv(name: string, fallback: number, zeroAllowed = false): number {
@@ -448,16 +449,6 @@ async function checkAnswer(url: string, authorization: string, mode: Mode): Prom
   if (mode === 'stream' && !text.includes('"usage":{')) throw new Error(`${url}: the stream carried no usage chunk`);
 }
 
-/** The gateway's garbage-collection pauses so far, from its own Prometheus metrics (prom-client's gc histogram). */
-interface GcTotals {
-  minorCount: number;
-  minorSeconds: number;
-  /** scavenges that paused the event loop for 10 ms or more */
-  minorOver10ms: number;
-  majorCount: number;
-  majorSeconds: number;
-}
-
 async function gcTotals(origin: string): Promise<GcTotals | undefined> {
   const response = await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
   if (!response?.ok) return undefined;
@@ -497,21 +488,6 @@ function tail(path: string, lines = 20): string {
 }
 
 // ---------------------------------------------------------------- wrk
-
-interface WrkResult {
-  requests: number;
-  durationS: number;
-  rps: number;
-  p50Ms: number;
-  p90Ms: number;
-  p99Ms: number;
-  meanMs: number;
-  maxMs: number;
-  errors: { connect: number; read: number; write: number; status: number; timeout: number };
-  non2xx: number;
-  /** CPU time wrk itself used, microseconds */
-  wrkCpuUs: number;
-}
 
 async function wrk(url: string, authorization: string, mode: Mode, connections: number, seconds: number): Promise<WrkResult> {
   const args = ['-c', LOAD_CORE, 'wrk', '-t', '1', '-c', String(connections), '-d', `${seconds}s`, '--timeout', '10s', '--latency', '-s', join(BENCH, 'post.lua'), url];
@@ -553,35 +529,7 @@ async function wrk(url: string, authorization: string, mode: Mode, connections: 
   };
 }
 
-function errorCount(r: WrkResult): number {
-  return r.non2xx + r.errors.connect + r.errors.read + r.errors.write + r.errors.status + r.errors.timeout;
-}
-
 // ---------------------------------------------------------------- cases
-
-interface CaseResult {
-  upstreamLatencyMs: number;
-  mode: Mode;
-  connections: number;
-  direct: WrkResult & { simCpuUsPerRequest: number; otherLoadCores: number };
-  gateway: ServerRun;
-  /** the gateway's GC pauses during the measured run (absent when its metrics could not be read) */
-  gatewayGc?: GcTotals;
-  /** the bare relay (bench/bare-relay.ts) in the gateway's place; absent with BENCH_RELAY=0 */
-  relay?: ServerRun & { addedP50Ms: number; addedP99Ms: number };
-  addedP50Ms: number;
-  addedP99Ms: number;
-  /** every direct/gateway pair's added latency, in the order measured (one pair unless BENCH_PAIRS applies) */
-  pairs: Array<{ addedP50Ms: number; addedP99Ms: number }>;
-  /** CPU other processes used (in cores) in the second before the case began */
-  otherLoadBeforeCores: number;
-  /** attempts made: a run during which other processes used ≥ BENCH_OTHER_LOAD_LIMIT of a core is measured again */
-  attempts: number;
-  /** true when every attempt was disturbed by other processes: treat these figures with care */
-  contended: boolean;
-}
-
-type ServerRun = WrkResult & { cpuUsPerRequest: number; cpuUtilisation: number; peakRssMb: number; simCpuUsPerRequest: number; otherLoadCores: number };
 
 function serverRun(run: Awaited<ReturnType<typeof measuredRun>>, pid: number): ServerRun {
   const r = run.result;
@@ -716,36 +664,13 @@ interface MeasuredPair {
   addedP99Ms: number;
 }
 
-/** The pair whose added p99 is the median (the lower middle one of an even count). */
+/** The pair whose added p99 is the median; of an even count, the upper middle one (never the kinder reading). */
 function medianPair(pairs: MeasuredPair[]): MeasuredPair {
   const sorted = [...pairs].sort((a, b) => a.addedP99Ms - b.addedP99Ms);
-  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 // ---------------------------------------------------------------- time to first byte
-
-interface Percentiles {
-  p50Ms: number;
-  p99Ms: number;
-  meanMs: number;
-}
-
-interface TtfbResult {
-  upstreamLatencyMs: number;
-  iterations: number;
-  direct: Percentiles;
-  gateway: Percentiles;
-  addedP50Ms: number;
-  addedP99Ms: number;
-  /** median of the per-iteration differences (each gateway request paired with its neighbouring direct one) */
-  addedPairedMedianMs: number;
-  /** the bare relay, same requests interleaved (absent with BENCH_RELAY=0) */
-  relay?: Percentiles & { addedP50Ms: number; addedP99Ms: number };
-  /** CPU other processes used during the measurement, in cores */
-  otherLoadCores: number;
-  attempts: number;
-  contended: boolean;
-}
 
 function percentile(sorted: number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -843,143 +768,6 @@ async function runTtfbOnce(sim: Simulator, latencyMs: number): Promise<TtfbResul
     await stop(gateway.child);
     if (bare) await stop(bare.child);
   }
-}
-
-// ---------------------------------------------------------------- report
-
-interface TargetCheck {
-  target: string;
-  measured: string;
-  met: boolean;
-}
-
-function checkTargets(cases: CaseResult[], ttfb: TtfbResult[]): TargetCheck[] {
-  const checks: TargetCheck[] = [];
-  for (const c of cases.filter((c) => c.connections === Math.max(...connectionsList))) {
-    const limit = c.mode === 'json' ? 250 : 300;
-    checks.push({
-      target: `CPU ≤ ${limit} µs/request (${modeName(c.mode)}, ${c.connections} conn, ${c.upstreamLatencyMs} ms upstream)`,
-      measured: `${c.gateway.cpuUsPerRequest.toFixed(0)} µs`,
-      met: c.gateway.cpuUsPerRequest <= limit,
-    });
-  }
-  for (const c of cases.filter((c) => c.connections === 64 && c.upstreamLatencyMs === 50)) {
-    checks.push({ target: `added p50 < 1 ms (${modeName(c.mode)}, 64 conn, 50 ms upstream)`, measured: `${c.addedP50Ms.toFixed(2)} ms`, met: c.addedP50Ms < 1 });
-    checks.push({ target: `added p99 < 3 ms (${modeName(c.mode)}, 64 conn, 50 ms upstream)`, measured: `${c.addedP99Ms.toFixed(2)} ms`, met: c.addedP99Ms < 3 });
-  }
-  for (const t of ttfb) {
-    checks.push({ target: `added TTFB < 1 ms at p50 (${t.upstreamLatencyMs} ms upstream)`, measured: `${t.addedP50Ms.toFixed(3)} ms`, met: t.addedP50Ms < 1 });
-  }
-  return checks;
-}
-
-function modeName(mode: Mode): string {
-  return mode === 'json' ? 'non-streaming' : 'streaming';
-}
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
-  return [line(header), `|${widths.map((w, i) => (i < 3 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...rows.map(line)].join('\n');
-}
-
-const f = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : 'n/a');
-const signed = (v: number, digits = 2) => (v >= 0 ? '+' : '') + f(v, digits);
-
-function gcCell(gc: GcTotals | undefined): string {
-  if (!gc) return 'n/a';
-  const mean = gc.minorCount > 0 ? (1000 * gc.minorSeconds) / gc.minorCount : 0;
-  return `${gc.minorCount} (${f(mean, 1)} ms, ${gc.minorOver10ms}) · ${gc.majorCount} (${f(1000 * gc.majorSeconds, 1)} ms)`;
-}
-
-function report(cases: CaseResult[], ttfb: TtfbResult[], checks: TargetCheck[]): string {
-  const out: string[] = [];
-  if (cases.length > 0) {
-    out.push(
-      table(
-        ['upstream', 'mode', 'conn', 'direct req/s', 'gateway req/s', 'direct p50', 'gateway p50', 'added p50', 'direct p99', 'gateway p99', 'added p99', 'gw CPU µs/req', 'gw peak RSS MB', 'gw GC: scavenges (mean, ≥ 10 ms) · major (total)', 'errors', 'other load'],
-        cases.map((c) => [
-          `${c.upstreamLatencyMs} ms`,
-          modeName(c.mode),
-          String(c.connections),
-          f(c.direct.rps, 0),
-          f(c.gateway.rps, 0),
-          `${f(c.direct.p50Ms)} ms`,
-          `${f(c.gateway.p50Ms)} ms`,
-          `${signed(c.addedP50Ms)} ms`,
-          `${f(c.direct.p99Ms)} ms`,
-          `${f(c.gateway.p99Ms)} ms`,
-          `${signed(c.addedP99Ms)} ms`,
-          f(c.gateway.cpuUsPerRequest, 0),
-          f(c.gateway.peakRssMb, 1),
-          gcCell(c.gatewayGc),
-          `${errorCount(c.direct)} / ${errorCount(c.gateway)}`,
-          `${f(100 * c.direct.otherLoadCores, 0)}% / ${f(100 * c.gateway.otherLoadCores, 0)}%${c.contended ? ' (!)' : ''}`,
-        ]),
-      ),
-    );
-    out.push(
-      '(errors = non-2xx + socket errors + timeouts, direct / gateway; other load = CPU other processes on the machine used during the run, % of one core, direct / gateway; (!) = disturbed on every attempt)',
-    );
-    for (const c of cases.filter((c) => c.pairs.length > 1)) {
-      const each = c.pairs.map((p) => `${signed(p.addedP50Ms)} / ${signed(p.addedP99Ms)}`).join(', ');
-      out.push(`${c.upstreamLatencyMs} ms, ${modeName(c.mode)}, ${c.connections} conn: ${c.pairs.length} direct/gateway pairs, added p50 / p99 in ms: ${each} — the row shows the pair with the median added p99`);
-    }
-  }
-  const withRelay = cases.filter((c) => c.relay);
-  if (withRelay.length > 0) {
-    out.push('');
-    out.push('Reference: a bare Node relay (bench/bare-relay.ts: node:http in, undici out, bytes only) in the gateway\'s place');
-    out.push(
-      table(
-        ['upstream', 'mode', 'conn', 'relay req/s', 'relay p50', 'added p50', 'relay p99', 'added p99', 'relay CPU µs/req', 'gw CPU ÷ relay CPU', 'relay RSS MB', 'errors', 'other load'],
-        withRelay.map((c) => {
-          const r = c.relay!;
-          return [
-            `${c.upstreamLatencyMs} ms`,
-            modeName(c.mode),
-            String(c.connections),
-            f(r.rps, 0),
-            `${f(r.p50Ms)} ms`,
-            `${signed(r.addedP50Ms)} ms`,
-            `${f(r.p99Ms)} ms`,
-            `${signed(r.addedP99Ms)} ms`,
-            f(r.cpuUsPerRequest, 0),
-            `${f(c.gateway.cpuUsPerRequest / r.cpuUsPerRequest, 1)}×`,
-            f(r.peakRssMb, 1),
-            String(errorCount(r)),
-            `${f(100 * r.otherLoadCores, 0)}%`,
-          ];
-        }),
-      ),
-    );
-  }
-  if (ttfb.length > 0) {
-    out.push('');
-    out.push(
-      table(
-        ['upstream', 'streams', 'n', 'direct p50', 'gateway p50', 'added p50', 'direct p99', 'gateway p99', 'added p99', 'paired median', 'bare relay added p50 / p99', 'other load'],
-        ttfb.map((t) => [
-          `${t.upstreamLatencyMs} ms`,
-          'TTFB',
-          String(t.iterations),
-          `${f(t.direct.p50Ms, 3)} ms`,
-          `${f(t.gateway.p50Ms, 3)} ms`,
-          `${signed(t.addedP50Ms, 3)} ms`,
-          `${f(t.direct.p99Ms, 3)} ms`,
-          `${f(t.gateway.p99Ms, 3)} ms`,
-          `${signed(t.addedP99Ms, 3)} ms`,
-          `${signed(t.addedPairedMedianMs, 3)} ms`,
-          t.relay ? `${signed(t.relay.addedP50Ms, 3)} / ${signed(t.relay.addedP99Ms, 3)} ms` : 'n/a',
-          `${f(100 * t.otherLoadCores, 0)}%${t.contended ? ' (!)' : ''}`,
-        ]),
-      ),
-    );
-  }
-  out.push('');
-  out.push('Targets:');
-  for (const c of checks) out.push(`  ${c.met ? 'met   ' : 'MISSED'}  ${c.target}: ${c.measured}`);
-  return out.join('\n');
 }
 
 // ---------------------------------------------------------------- companion benchmarks

@@ -1,0 +1,139 @@
+// The bench's report: its tables (gateway against direct, the bare relay, time to first byte) and
+// the issue's targets read against them, as printed by `npm run bench`.
+import { errorCount, type CaseResult, type GcTotals, type Mode, type TtfbResult } from './results.ts';
+
+interface TargetCheck {
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+export function checkTargets(cases: CaseResult[], ttfb: TtfbResult[]): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const saturated = Math.max(...cases.map((c) => c.connections));
+  for (const c of cases.filter((c) => c.connections === saturated)) {
+    const limit = c.mode === 'json' ? 250 : 300;
+    checks.push({
+      target: `CPU ≤ ${limit} µs/request (${modeName(c.mode)}, ${c.connections} conn, ${c.upstreamLatencyMs} ms upstream)`,
+      measured: `${c.gateway.cpuUsPerRequest.toFixed(0)} µs`,
+      met: c.gateway.cpuUsPerRequest <= limit,
+    });
+  }
+  for (const c of cases.filter((c) => c.connections === 64 && c.upstreamLatencyMs === 50)) {
+    checks.push({ target: `added p50 < 1 ms (${modeName(c.mode)}, 64 conn, 50 ms upstream)`, measured: `${c.addedP50Ms.toFixed(2)} ms`, met: c.addedP50Ms < 1 });
+    checks.push({ target: `added p99 < 3 ms (${modeName(c.mode)}, 64 conn, 50 ms upstream)`, measured: `${c.addedP99Ms.toFixed(2)} ms`, met: c.addedP99Ms < 3 });
+  }
+  for (const t of ttfb) {
+    checks.push({ target: `added TTFB < 1 ms at p50 (${t.upstreamLatencyMs} ms upstream)`, measured: `${t.addedP50Ms.toFixed(3)} ms`, met: t.addedP50Ms < 1 });
+  }
+  return checks;
+}
+
+export function modeName(mode: Mode): string {
+  return mode === 'json' ? 'non-streaming' : 'streaming';
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
+  return [line(header), `|${widths.map((w, i) => (i < 3 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+const f = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : 'n/a');
+export const signed = (v: number, digits = 2) => (v >= 0 ? '+' : '') + f(v, digits);
+
+function gcCell(gc: GcTotals | undefined): string {
+  if (!gc) return 'n/a';
+  const mean = gc.minorCount > 0 ? (1000 * gc.minorSeconds) / gc.minorCount : 0;
+  return `${gc.minorCount} (${f(mean, 1)} ms, ${gc.minorOver10ms}) · ${gc.majorCount} (${f(1000 * gc.majorSeconds, 1)} ms)`;
+}
+
+export function report(cases: CaseResult[], ttfb: TtfbResult[], checks: TargetCheck[]): string {
+  const out: string[] = [];
+  if (cases.length > 0) {
+    out.push(
+      table(
+        ['upstream', 'mode', 'conn', 'direct req/s', 'gateway req/s', 'direct p50', 'gateway p50', 'added p50', 'direct p99', 'gateway p99', 'added p99', 'gw CPU µs/req', 'gw peak RSS MB', 'gw GC: scavenges (mean, ≥ 10 ms) · major (total)', 'errors', 'other load'],
+        cases.map((c) => [
+          `${c.upstreamLatencyMs} ms`,
+          modeName(c.mode),
+          String(c.connections),
+          f(c.direct.rps, 0),
+          f(c.gateway.rps, 0),
+          `${f(c.direct.p50Ms)} ms`,
+          `${f(c.gateway.p50Ms)} ms`,
+          `${signed(c.addedP50Ms)} ms`,
+          `${f(c.direct.p99Ms)} ms`,
+          `${f(c.gateway.p99Ms)} ms`,
+          `${signed(c.addedP99Ms)} ms`,
+          f(c.gateway.cpuUsPerRequest, 0),
+          f(c.gateway.peakRssMb, 1),
+          gcCell(c.gatewayGc),
+          `${errorCount(c.direct)} / ${errorCount(c.gateway)}`,
+          `${f(100 * c.direct.otherLoadCores, 0)}% / ${f(100 * c.gateway.otherLoadCores, 0)}%${c.contended ? ' (!)' : ''}`,
+        ]),
+      ),
+    );
+    out.push(
+      '(errors = non-2xx + socket errors + timeouts, direct / gateway; other load = CPU other processes on the machine used during the run, % of one core, direct / gateway; (!) = disturbed on every attempt)',
+    );
+    for (const c of cases.filter((c) => c.pairs.length > 1)) {
+      const each = c.pairs.map((p) => `${signed(p.addedP50Ms)} / ${signed(p.addedP99Ms)}`).join(', ');
+      out.push(`${c.upstreamLatencyMs} ms, ${modeName(c.mode)}, ${c.connections} conn: ${c.pairs.length} direct/gateway pairs, added p50 / p99 in ms: ${each} — the row shows the pair with the median added p99`);
+    }
+  }
+  const withRelay = cases.filter((c) => c.relay);
+  if (withRelay.length > 0) {
+    out.push('');
+    out.push('Reference: a bare Node relay (bench/bare-relay.ts: node:http in, undici out, bytes only) in the gateway\'s place');
+    out.push(
+      table(
+        ['upstream', 'mode', 'conn', 'relay req/s', 'relay p50', 'added p50', 'relay p99', 'added p99', 'relay CPU µs/req', 'gw CPU ÷ relay CPU', 'relay RSS MB', 'errors', 'other load'],
+        withRelay.map((c) => {
+          const r = c.relay!;
+          return [
+            `${c.upstreamLatencyMs} ms`,
+            modeName(c.mode),
+            String(c.connections),
+            f(r.rps, 0),
+            `${f(r.p50Ms)} ms`,
+            `${signed(r.addedP50Ms)} ms`,
+            `${f(r.p99Ms)} ms`,
+            `${signed(r.addedP99Ms)} ms`,
+            f(r.cpuUsPerRequest, 0),
+            `${f(c.gateway.cpuUsPerRequest / r.cpuUsPerRequest, 1)}×`,
+            f(r.peakRssMb, 1),
+            String(errorCount(r)),
+            `${f(100 * r.otherLoadCores, 0)}%`,
+          ];
+        }),
+      ),
+    );
+  }
+  if (ttfb.length > 0) {
+    out.push('');
+    out.push(
+      table(
+        ['upstream', 'streams', 'n', 'direct p50', 'gateway p50', 'added p50', 'direct p99', 'gateway p99', 'added p99', 'paired median', 'bare relay added p50 / p99', 'other load'],
+        ttfb.map((t) => [
+          `${t.upstreamLatencyMs} ms`,
+          'TTFB',
+          String(t.iterations),
+          `${f(t.direct.p50Ms, 3)} ms`,
+          `${f(t.gateway.p50Ms, 3)} ms`,
+          `${signed(t.addedP50Ms, 3)} ms`,
+          `${f(t.direct.p99Ms, 3)} ms`,
+          `${f(t.gateway.p99Ms, 3)} ms`,
+          `${signed(t.addedP99Ms, 3)} ms`,
+          `${signed(t.addedPairedMedianMs, 3)} ms`,
+          t.relay ? `${signed(t.relay.addedP50Ms, 3)} / ${signed(t.relay.addedP99Ms, 3)} ms` : 'n/a',
+          `${f(100 * t.otherLoadCores, 0)}%${t.contended ? ' (!)' : ''}`,
+        ]),
+      ),
+    );
+  }
+  out.push('');
+  out.push('Targets:');
+  for (const c of checks) out.push(`  ${c.met ? 'met   ' : 'MISSED'}  ${c.target}: ${c.measured}`);
+  return out.join('\n');
+}

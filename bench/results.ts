@@ -1,0 +1,80 @@
+// The figures `npm run bench` (bench/run.ts) measures, as it keeps them and writes them to
+// bench/results/latest.json; bench/report.ts formats them.
+
+export type Mode = 'json' | 'stream';
+
+export interface WrkResult {
+  requests: number;
+  durationS: number;
+  rps: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  meanMs: number;
+  maxMs: number;
+  errors: { connect: number; read: number; write: number; status: number; timeout: number };
+  non2xx: number;
+  /** CPU time wrk itself used, microseconds */
+  wrkCpuUs: number;
+}
+
+export function errorCount(r: WrkResult): number {
+  return r.non2xx + r.errors.connect + r.errors.read + r.errors.write + r.errors.status + r.errors.timeout;
+}
+
+/** The gateway's garbage-collection pauses so far, from its own Prometheus metrics (prom-client's gc histogram). */
+export interface GcTotals {
+  minorCount: number;
+  minorSeconds: number;
+  /** scavenges that paused the event loop for 10 ms or more */
+  minorOver10ms: number;
+  majorCount: number;
+  majorSeconds: number;
+}
+
+export interface CaseResult {
+  upstreamLatencyMs: number;
+  mode: Mode;
+  connections: number;
+  direct: WrkResult & { simCpuUsPerRequest: number; otherLoadCores: number };
+  gateway: ServerRun;
+  /** the gateway's GC pauses during the measured run (absent when its metrics could not be read) */
+  gatewayGc?: GcTotals;
+  /** the bare relay (bench/bare-relay.ts) in the gateway's place; absent with BENCH_RELAY=0 */
+  relay?: ServerRun & { addedP50Ms: number; addedP99Ms: number };
+  addedP50Ms: number;
+  addedP99Ms: number;
+  /** every direct/gateway pair's added latency, in the order measured (one pair unless BENCH_PAIRS applies) */
+  pairs: Array<{ addedP50Ms: number; addedP99Ms: number }>;
+  /** CPU other processes used (in cores) in the second before the case began */
+  otherLoadBeforeCores: number;
+  /** attempts made: a run during which other processes used ≥ BENCH_OTHER_LOAD_LIMIT of a core is measured again */
+  attempts: number;
+  /** true when every attempt was disturbed by other processes: treat these figures with care */
+  contended: boolean;
+}
+
+export type ServerRun = WrkResult & { cpuUsPerRequest: number; cpuUtilisation: number; peakRssMb: number; simCpuUsPerRequest: number; otherLoadCores: number };
+
+export interface Percentiles {
+  p50Ms: number;
+  p99Ms: number;
+  meanMs: number;
+}
+
+export interface TtfbResult {
+  upstreamLatencyMs: number;
+  iterations: number;
+  direct: Percentiles;
+  gateway: Percentiles;
+  addedP50Ms: number;
+  addedP99Ms: number;
+  /** median of the per-iteration differences (each gateway request paired with its neighbouring direct one) */
+  addedPairedMedianMs: number;
+  /** the bare relay, same requests interleaved (absent with BENCH_RELAY=0) */
+  relay?: Percentiles & { addedP50Ms: number; addedP99Ms: number };
+  /** CPU other processes used during the measurement, in cores */
+  otherLoadCores: number;
+  attempts: number;
+  contended: boolean;
+}
