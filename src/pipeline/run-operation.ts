@@ -10,6 +10,7 @@ import { authHeaders } from './auth-headers.ts';
 import type { DecodedResponse, OperationCodec, TargetInfo } from './codec.ts';
 import { relayBytes } from './relay-bytes.ts';
 import { ClientGone, relayStream, transportFailure, type AttemptResult, type AttemptScope } from './relay-sse.ts';
+import type { UpstreamResponse } from './upstream-client.ts';
 import { recordRequest, type RequestOutcome } from './request-record.ts';
 import type { Candidate, OperationName } from './router.ts';
 import { countTextTokens } from './token-counter.ts';
@@ -184,7 +185,7 @@ async function attempt<Call, Result>(
   candidate: Candidate,
   state: { hold: Hold | undefined; holdTaken: boolean },
 ): Promise<AttemptResult> {
-  const { gateway, op, provider, providerLabel, reply, outcome, clientGone } = scope;
+  const { gateway, op, provider, providerLabel, outcome, clientGone } = scope;
   const codec = codecOf(provider, op);
   const target: TargetInfo = { providerId: provider.record.id, upstreamModel: candidate.upstreamModel, publicModel: op.model };
   let request;
@@ -202,7 +203,6 @@ async function attempt<Call, Result>(
   if (request.warnings?.length) {
     scope = { ...scope, ctx: { ...scope.ctx, responseHeaders: { ...scope.ctx.responseHeaders, 'x-modelgate-warning': request.warnings.join('; ') } } };
   }
-  const ctx = scope.ctx;
   outcome.providerId = provider.record.id;
 
   const sent = performance.now();
@@ -220,8 +220,24 @@ async function attempt<Call, Result>(
     if (clientGone.aborted) return chargePromptOnAbort(scope);
     return transportFailure(scope, error);
   }
-  gateway.metrics.upstreamLatency.observe({ provider: providerLabel }, (performance.now() - sent) / 1000);
+  // observed when the attempt is over: hashing the label is not on the way to the client's first byte
+  const headersAt = performance.now();
+  try {
+    return await answer(scope, codec, target, response, state);
+  } finally {
+    gateway.metrics.upstreamLatency.observe({ provider: providerLabel }, (headersAt - sent) / 1000);
+  }
+}
 
+/** The upstream answered: an error to map (and maybe fail over), a stream or bytes to relay, or a body to decode. */
+async function answer<Call, Result>(
+  scope: AttemptScope<Call, Result>,
+  codec: OperationCodec<Call, Result>,
+  target: TargetInfo,
+  response: UpstreamResponse,
+  state: { hold: Hold | undefined; holdTaken: boolean },
+): Promise<AttemptResult> {
+  const { gateway, op, provider, providerLabel, reply, outcome, clientGone, ctx } = scope;
   if (response.status >= 400) {
     const body = await response.body.readAll(MAX_ERROR_BODY).catch(() => new Uint8Array());
     const failure = codec.mapError(response.status, body, response.headers);

@@ -183,6 +183,17 @@ describe('OpenAIPassthroughRelay', () => {
       assert.equal(relay.deliveredOutputTokens(), countTextTokens('ab'));
     });
 
+    test('only a real usage object is looked into: "message":{ and escaped text pass as they came', () => {
+      const relay = new OpenAIPassthroughRelay(same, false, deltaText);
+      // no space after `data:`: an event the byte path decoded would come out with one
+      const lookalikes = ['data:{"id":"x","message":{"a":1},"choices":[{"index":0,"delta":{"content":"\\"usage\\":{"}}]}\n\n', 'data:{"id":"y","usage":null,"choices":[]}\n\n'];
+      const usage = `data: ${chunk('gpt-4o-mini', null, usageObject(7, 2, 0), false)}\n\n`;
+      const out = feed(relay, Buffer.from(lookalikes.join('') + usage + 'data: [DONE]\n\n'), []);
+      assert.equal(out.toString('utf8'), lookalikes.join(''));
+      assert.equal(relay.end().usage?.inputTokens, 7);
+      assert.equal(relay.end().complete, true);
+    });
+
     test('CR line ends, comments, named and multi-line events go through the text path', () => {
       const crlf = new OpenAIPassthroughRelay(same, false, deltaText);
       const text = feed(crlf, Buffer.from(wire(multiByte(), '\r\n')), [7]).toString('utf8');
