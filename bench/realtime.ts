@@ -26,12 +26,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
+import { freePort } from './machine.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SIM_KEY = 'sk-bench-realtime-upstream';
@@ -308,17 +308,6 @@ function rssOf(pid: number): number {
   const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
   if (!kb) throw new Error('no VmRSS');
   return Number(kb) * 1024;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 function command(pin: boolean, core: string, args: string[]): [string, string[]] {

@@ -18,12 +18,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { runRelayMicro, type MicroResult } from './relay-micro.ts';
+import { freePort } from './machine.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const LUA = join(ROOT, 'bench', 'translated-post.lua');
@@ -62,14 +62,6 @@ process.once('exit', () => {
   for (const child of children) child.kill('SIGKILL');
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 /** Starts a child and resolves with the first stdout line that parses as JSON. */
 async function startSimulator(family: string, key: string): Promise<{ baseUrl: string; child: ChildProcess }> {

@@ -10,10 +10,10 @@ import { authHeaders } from './auth-headers.ts';
 import type { DecodedResponse, OperationCodec, TargetInfo } from './codec.ts';
 import { relayBytes } from './relay-bytes.ts';
 import { ClientGone, relayStream, transportFailure, type AttemptResult, type AttemptScope } from './relay-sse.ts';
-import type { UpstreamResponse } from './upstream-client.ts';
 import { recordRequest, type RequestOutcome } from './request-record.ts';
 import type { Candidate, OperationName } from './router.ts';
 import { countTextTokens } from './token-counter.ts';
+import type { UpstreamResponse } from './upstream-client.ts';
 
 export interface OperationRequest<Call, Result = never> {
   operation: OperationName;
