@@ -1,8 +1,8 @@
 // Time to first body byte of a streamed chat completion, direct to the simulator vs through the
 // gateway: sequential requests on one keep-alive connection per target, the two targets
 // alternating (which one goes first alternates too), so drift hits both alike.
-// Spawned by bench/run.ts (pinned to core 1) with its job as JSON in BENCH_TTFB; prints one
-// JSON line: {"direct": [ms…], "gateway": [ms…], "clientCpuUs"} summarised by run.ts.
+// Spawned by bench/ttfb.ts (pinned to core 1) with its job as JSON in BENCH_TTFB; prints one
+// JSON line: {"direct": [ms…], "gateway": [ms…], "clientCpuUs"} summarised by ttfb.ts.
 import { Client } from 'undici';
 
 interface Target {

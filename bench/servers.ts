@@ -1,0 +1,62 @@
+// The processes the gateway is measured against: the OpenAI-family simulator (the upstream) on
+// the load core, the bare relay (the reference point) on the gateway's core, and `perf record`.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanEnv, firstLine, track } from './processes.ts';
+import { GATEWAY_CORE, LOAD_CORE, RESULTS, ROOT, SIM_KEY, STREAM_CHUNKS } from './settings.ts';
+import { codeRoot } from './workspace.ts';
+
+export interface Simulator {
+  child: ChildProcess;
+  pid: number;
+  baseUrl: string;
+  /** origin + /v1/chat/completions */
+  chatUrl: string;
+}
+
+export async function startSimulator(latencyMs: number): Promise<Simulator> {
+  const child = track(
+    spawn(
+      'taskset',
+      ['-c', LOAD_CORE, process.execPath, join(codeRoot, 'bench', 'simulator-process.ts'), '--latency-ms', String(latencyMs), '--stream-chunks', String(STREAM_CHUNKS), '--api-key', SIM_KEY],
+      { cwd: ROOT, env: cleanEnv({}), stdio: ['ignore', 'pipe', 'inherit'] },
+    ),
+  );
+  const info = JSON.parse(await firstLine(child, 'the simulator')) as { port: number; baseUrl: string };
+  return { child, pid: child.pid!, baseUrl: info.baseUrl, chatUrl: `${info.baseUrl}/chat/completions` };
+}
+
+export interface RelayProcess {
+  child: ChildProcess;
+  pid: number;
+  chatUrl: string;
+}
+
+/** bench/bare-relay.ts on the gateway's core: what Node's HTTP server and client cost alone. */
+export async function startRelay(sim: Simulator): Promise<RelayProcess> {
+  const child = track(
+    spawn('taskset', ['-c', GATEWAY_CORE, process.execPath, join(codeRoot, 'bench', 'bare-relay.ts'), new URL(sim.baseUrl).origin], {
+      cwd: ROOT,
+      env: cleanEnv({}),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  );
+  const { port } = JSON.parse(await firstLine(child, 'the bare relay')) as { port: number };
+  return { child, pid: child.pid!, chatUrl: `http://127.0.0.1:${port}/v1/chat/completions` };
+}
+
+/**
+ * `perf record` on the gateway, sampling on task-clock: only time the process actually ran
+ * counts, so other processes on the machine do not skew the attribution (V8's --cpu-prof samples
+ * wall-clock time). Read with `perf report -i bench/results/profiles/<name>.data --no-children --sort dso,sym`.
+ */
+export function startPerf(pid: number, name: string): ChildProcess {
+  mkdirSync(join(RESULTS, 'profiles'), { recursive: true });
+  const output = join(RESULTS, 'profiles', `${name}.data`);
+  return track(
+    spawn('perf', ['record', '-e', 'task-clock', '-F', '999', '-g', '-p', String(pid), '-o', output], {
+      stdio: ['ignore', 'ignore', 'ignore'],
+    }),
+  );
+}
