@@ -5,11 +5,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { adminCall, BENCH_ADMIN_TOKEN } from './admin-client.ts';
 import { freePort } from './machine.ts';
 import { alive, cleanEnv, stop, track } from './processes.ts';
 import type { GcTotals, Mode } from './results.ts';
 import type { Simulator } from './servers.ts';
-import { ADMIN_TOKEN, BODIES, GATEWAY_CORE, gatewayExtraEnv, gatewayNodeArgs, MODEL, perf, profile, RESULTS, SIM_KEY } from './settings.ts';
+import { BODIES, GATEWAY_CORE, gatewayExtraEnv, gatewayNodeArgs, MODEL, perf, profile, RESULTS, SIM_KEY } from './settings.ts';
 import { gatewayMain, tmp } from './workspace.ts';
 
 export interface GatewayProcess {
@@ -46,7 +47,7 @@ export async function startGateway(sim: Simulator): Promise<GatewayProcess> {
         PORT: String(port),
         HOST: '127.0.0.1',
         DATABASE_URL: `sqlite:${join(tmp, `gateway-${n}.db`)}`,
-        MODELGATE_ADMIN_TOKEN: ADMIN_TOKEN,
+        MODELGATE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
         MODELGATE_DEMO: 'off',
         LOG_LEVEL: 'info',
         ...gatewayExtraEnv,
@@ -67,17 +68,7 @@ export async function startGateway(sim: Simulator): Promise<GatewayProcess> {
       if (Date.now() > deadline) throw new Error(`the gateway was not ready after 30 s:\n${tail(stderrPath)}`);
       await sleep(50);
     }
-    const admin = async <T>(path: string, body: unknown): Promise<T> => {
-      const response = await fetch(`${origin}/admin${path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(30_000),
-      });
-      const text = await response.text();
-      if (!response.ok) throw new Error(`POST /admin${path} answered ${response.status}: ${text}`);
-      return JSON.parse(text) as T;
-    };
+    const admin = <T>(path: string, body: unknown): Promise<T> => adminCall<T>(origin, path, body);
     await admin('/providers', { name: 'sim', type: 'openai', base_url: sim.baseUrl, api_key: SIM_KEY, models: [MODEL] });
     const account = await admin<{ id: string }>('/accounts', { name: 'bench' });
     await admin(`/accounts/${account.id}/credit`, { amount_usd: 1_000_000, note: 'benchmark' });
@@ -103,7 +94,7 @@ async function checkAnswer(url: string, authorization: string, mode: Mode): Prom
 }
 
 export async function gcTotals(origin: string): Promise<GcTotals | undefined> {
-  const response = await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+  const response = await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` }, signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
   if (!response?.ok) return undefined;
   const text = await response.text();
   const value = (suffix: string, kind: string, le?: string): number => {

@@ -31,11 +31,11 @@ import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
+import { adminCall, BENCH_ADMIN_TOKEN } from './admin-client.ts';
 import { freePort } from './machine.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SIM_KEY = 'sk-bench-realtime-upstream';
-const ADMIN_TOKEN = 'bench-admin-token';
 const MODEL = 'gpt-realtime';
 const GATEWAY_MAIN = process.env.BENCH_RT_GATEWAY_MAIN ?? join(ROOT, 'src/main.ts');
 
@@ -334,7 +334,7 @@ async function startGateway(started: (c: ChildProcess) => ChildProcess, pin: boo
         PORT: String(port),
         HOST: '127.0.0.1',
         DATABASE_URL: `sqlite:${join(tmp, `${name}.db`)}`,
-        MODELGATE_ADMIN_TOKEN: ADMIN_TOKEN,
+        MODELGATE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
         MODELGATE_DEMO: 'off',
         LOG_LEVEL: 'info',
         MODELGATE_REALTIME_MAX_SESSIONS_PER_KEY: '0',
@@ -348,15 +348,7 @@ async function startGateway(started: (c: ChildProcess) => ChildProcess, pin: boo
     if (i > 600) throw new Error('the gateway did not become ready');
     await sleep(50);
   }
-  const admin = async <T>(path: string, body: unknown): Promise<T> => {
-    const response = await fetch(`${origin}/admin${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`POST /admin${path}: ${response.status} ${await response.text()}`);
-    return (await response.json()) as T;
-  };
+  const admin = <T>(path: string, body: unknown): Promise<T> => adminCall<T>(origin, path, body);
   await admin('/providers', { name: 'sim', type: 'openai', base_url: simBaseUrl, api_key: SIM_KEY, models: [MODEL] });
   const account = await admin<{ id: string }>('/accounts', { name: 'bench' });
   await admin(`/accounts/${account.id}/credit`, { amount_usd: 1_000_000 });

@@ -39,7 +39,6 @@ import type { Mode } from './results.ts';
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const BENCH = join(ROOT, 'bench');
 export const RESULTS = join(BENCH, 'results');
-export const ADMIN_TOKEN = 'bench-admin-token';
 export const SIM_KEY = 'sk-bench-upstream';
 export const MODEL = 'gpt-4o-mini';
 export const STREAM_CHUNKS = 20;

@@ -22,12 +22,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { runRelayMicro, type MicroResult } from './relay-micro.ts';
+import { adminCall, BENCH_ADMIN_TOKEN } from './admin-client.ts';
 import { freePort } from './machine.ts';
+import { runRelayMicro, type MicroResult } from './relay-micro.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const LUA = join(ROOT, 'bench', 'translated-post.lua');
-const ADMIN = 'bench-admin-token';
 const GATEWAY_MAIN = process.env.BENCH_TRANSLATED_GATEWAY_MAIN ?? join(ROOT, 'src', 'main.ts');
 const durationS = Number(process.env.BENCH_DURATION ?? 10);
 const warmupS = Number(process.env.BENCH_WARMUP ?? 3);
@@ -74,7 +74,7 @@ async function startSimulator(family: string, key: string): Promise<{ baseUrl: s
 async function startGateway(port: number, dir: string): Promise<ChildProcess> {
   const child = spawn('taskset', ['-c', '0', process.execPath, GATEWAY_MAIN], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, MODELGATE_ADMIN_TOKEN: ADMIN, MODELGATE_DEMO: 'off', LOG_LEVEL: 'info' },
+    env: { ...process.env, PORT: String(port), DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, MODELGATE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN, MODELGATE_DEMO: 'off', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.add(child);
@@ -89,10 +89,8 @@ async function startGateway(port: number, dir: string): Promise<ChildProcess> {
   throw new Error('the gateway did not start');
 }
 
-async function admin(port: number, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, { method: path.includes('/models/') ? 'PUT' : 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as Record<string, unknown>;
+function admin(port: number, path: string, body: unknown): Promise<Record<string, unknown>> {
+  return adminCall(`http://127.0.0.1:${port}`, path, body);
 }
 
 /** utime+stime of a process (`children`: plus its waited-for children, e.g. the finished wrk runs). */
@@ -137,11 +135,11 @@ async function main(): Promise<void> {
   const anthropic = await startSimulator('anthropic', 'sk-up-anthropic');
   const port = await freePort();
   const gateway = await startGateway(port, dir);
-  await admin(port, '/admin/providers', { name: 'openai-sim', type: 'openai', base_url: openai.baseUrl, api_key: 'sk-up-openai', models: ['gpt-4o-mini'] });
-  await admin(port, '/admin/providers', { name: 'anthropic-sim', type: 'anthropic', base_url: anthropic.baseUrl, api_key: 'sk-up-anthropic', models: ['claude-sonnet-5'] });
-  const account = await admin(port, '/admin/accounts', { name: 'bench' });
-  await admin(port, `/admin/accounts/${String(account.id)}/credit`, { amount_usd: 100_000 });
-  const key = String((await admin(port, `/admin/accounts/${String(account.id)}/keys`, { name: 'bench' })).key);
+  await admin(port, '/providers', { name: 'openai-sim', type: 'openai', base_url: openai.baseUrl, api_key: 'sk-up-openai', models: ['gpt-4o-mini'] });
+  await admin(port, '/providers', { name: 'anthropic-sim', type: 'anthropic', base_url: anthropic.baseUrl, api_key: 'sk-up-anthropic', models: ['claude-sonnet-5'] });
+  const account = await admin(port, '/accounts', { name: 'bench' });
+  await admin(port, `/accounts/${String(account.id)}/credit`, { amount_usd: 100_000 });
+  const key = String((await admin(port, `/accounts/${String(account.id)}/keys`, { name: 'bench' })).key);
 
   const gw = `http://127.0.0.1:${port}`;
   const chat = (model: string) => JSON.stringify({ model, messages: MESSAGES, stream: true, stream_options: { include_usage: true } });
