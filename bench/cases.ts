@@ -2,7 +2,7 @@
 // and through a fresh gateway, each warmed up and measured with wrk; measured again while other
 // processes on the machine disturbed it.
 import { gcDelta, gcTotals, startGateway } from './gateway.ts';
-import { statusMb, waitForQuiet as waitForQuietMachine } from './machine.ts';
+import { otherLoadNote, statusMb, waitForQuiet as waitForQuietMachine } from './machine.ts';
 import { stop } from './processes.ts';
 import { modeName, signed } from './report.ts';
 import type { CaseResult, GcTotals, Mode, ServerRun } from './results.ts';
@@ -24,6 +24,7 @@ function serverRun(run: MeasuredRun, pid: number): ServerRun {
     peakRssMb: statusMb(pid, 'VmHWM'),
     simCpuUsPerRequest: run.simUs / Math.max(1, r.requests),
     otherLoadCores: run.otherLoadCores,
+    stealCores: run.stealCores,
   };
 }
 
@@ -85,18 +86,19 @@ async function runCaseOnce(sim: Simulator, latencyMs: number, mode: Mode, connec
       if (i + 1 < pairCount) process.stderr.write(` pair ${i + 1}: ${signed(pairs[i]!.addedP99Ms)} ms p99…`);
     }
     const { direct: reported, through, gc } = medianPair(pairs);
-    const otherMax = Math.max(reported.otherLoadCores, through.otherLoadCores, relay?.otherLoadCores ?? 0);
+    const runs = [reported, through, ...(relay ? [relay] : [])];
+    const busiest = runs.reduce((a, b) => (b.otherLoadCores > a.otherLoadCores ? b : a));
     process.stderr.write(
       ` ${Math.round(through.rps)} req/s, ${Math.round(through.cpuUsPerRequest)} µs CPU/req` +
         (relay ? ` (bare relay ${Math.round(relay.cpuUsPerRequest)} µs)` : '') +
-        (otherMax >= 0.1 ? ` — other processes used ${(100 * otherMax).toFixed(0)}% of a core meanwhile` : '') +
+        otherLoadNote(busiest.otherLoadCores, busiest.stealCores) +
         '\n',
     );
     return {
       upstreamLatencyMs: latencyMs,
       mode,
       connections,
-      direct: { ...reported.result, simCpuUsPerRequest: reported.simUs / Math.max(1, reported.result.requests), otherLoadCores: reported.otherLoadCores },
+      direct: { ...reported.result, simCpuUsPerRequest: reported.simUs / Math.max(1, reported.result.requests), otherLoadCores: reported.otherLoadCores, stealCores: reported.stealCores },
       gateway: through,
       ...(gc && { gatewayGc: gc }),
       ...(relay && { relay }),

@@ -20,11 +20,15 @@ export function cpuMicros(pid: number): number {
   return (ticks * 1e6) / CLK_TCK;
 }
 
-/** Busy time (user, nice, system, irq, softirq, steal) summed over every core, in microseconds. */
-function machineBusyMicros(): number {
+/**
+ * Busy time (user, nice, system, irq, softirq, steal) summed over every core, and the steal part
+ * alone, in microseconds. Steal is time the hypervisor ran something else while a vCPU wanted to
+ * run: on a shared host it slows the benchmark like another process would, but no process shows it.
+ */
+function machineMicros(): { busy: number; steal: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!; // the "cpu" line: all cores
-  const [, user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).map(Number);
-  return ((user! + nice! + system! + irq! + softirq! + (steal ?? 0)) * 1e6) / CLK_TCK;
+  const [, user, nice, system, , , irq, softirq, steal = 0] = line.trim().split(/\s+/).map(Number);
+  return { busy: ((user! + nice! + system! + irq! + softirq! + steal) * 1e6) / CLK_TCK, steal: (steal * 1e6) / CLK_TCK };
 }
 
 function ownMicros(): number {
@@ -35,20 +39,33 @@ function ownMicros(): number {
 export interface LoadSample {
   at: number;
   busy: number;
+  steal: number;
   own: number;
 }
 
 export function sampleLoad(): LoadSample {
-  return { at: performance.now(), busy: machineBusyMicros(), own: ownMicros() };
+  return { at: performance.now(), ...machineMicros(), own: ownMicros() };
 }
 
 /**
  * CPU used on the machine by processes other than the benchmark's own, in cores, between two
  * samples: everything busy minus this script and `oursMicros` (its children, measured by PID).
+ * The host's steal counts as such a process (`stealCores` tells how much of it it was).
  */
 export function otherCores(from: LoadSample, to: LoadSample, oursMicros: number): number {
   const elapsedUs = (to.at - from.at) * 1000;
   return Math.max(0, (to.busy - from.busy - (to.own - from.own) - oursMicros) / elapsedUs);
+}
+
+/** The part of `otherCores` that was the host's steal, in cores. */
+export function stealCores(from: LoadSample, to: LoadSample): number {
+  return Math.max(0, (to.steal - from.steal) / ((to.at - from.at) * 1000));
+}
+
+/** " — other processes used 12% of a core meanwhile (the host's steal 9%)", or "" below 10 %. */
+export function otherLoadNote(cores: number, steal: number): string {
+  if (cores < 0.1) return '';
+  return ` — other processes used ${(100 * cores).toFixed(0)}% of a core meanwhile` + (steal >= 0.01 ? ` (the host's steal ${(100 * steal).toFixed(0)}%)` : '');
 }
 
 /**

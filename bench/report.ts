@@ -48,6 +48,12 @@ function gcCell(gc: GcTotals | undefined): string {
   return `${gc.minorCount} (${f(mean, 1)} ms, ${gc.minorOver10ms}) · ${gc.majorCount} (${f(1000 * gc.majorSeconds, 1)} ms)`;
 }
 
+/** "12%", or "12% (9)" when the host's steal was 9 % of a core of it. */
+function loadCell(run: { otherLoadCores: number; stealCores: number }): string {
+  const steal = Math.round(100 * run.stealCores);
+  return `${f(100 * run.otherLoadCores, 0)}%${steal >= 1 ? ` (${steal})` : ''}`;
+}
+
 export function report(cases: CaseResult[], ttfb: TtfbResult[], checks: TargetCheck[]): string {
   const out: string[] = [];
   if (cases.length > 0) {
@@ -70,12 +76,12 @@ export function report(cases: CaseResult[], ttfb: TtfbResult[], checks: TargetCh
           f(c.gateway.peakRssMb, 1),
           gcCell(c.gatewayGc),
           `${errorCount(c.direct)} / ${errorCount(c.gateway)}`,
-          `${f(100 * c.direct.otherLoadCores, 0)}% / ${f(100 * c.gateway.otherLoadCores, 0)}%${c.contended ? ' (!)' : ''}`,
+          `${loadCell(c.direct)} / ${loadCell(c.gateway)}${c.contended ? ' (!)' : ''}`,
         ]),
       ),
     );
     out.push(
-      '(errors = non-2xx + socket errors + timeouts, direct / gateway; other load = CPU other processes on the machine used during the run, % of one core, direct / gateway; (!) = disturbed on every attempt)',
+      "(errors = non-2xx + socket errors + timeouts, direct / gateway; other load = CPU other processes on the machine used during the run, % of one core, direct / gateway, with the host's steal in brackets when there was any; (!) = disturbed on every attempt)",
     );
     for (const c of cases.filter((c) => c.pairs.length > 1)) {
       const each = c.pairs.map((p) => `${signed(p.addedP50Ms)} / ${signed(p.addedP99Ms)}`).join(', ');
@@ -104,7 +110,7 @@ export function report(cases: CaseResult[], ttfb: TtfbResult[], checks: TargetCh
             `${f(c.gateway.cpuUsPerRequest / r.cpuUsPerRequest, 1)}×`,
             f(r.peakRssMb, 1),
             String(errorCount(r)),
-            `${f(100 * r.otherLoadCores, 0)}%`,
+            loadCell(r),
           ];
         }),
       ),
@@ -127,7 +133,7 @@ export function report(cases: CaseResult[], ttfb: TtfbResult[], checks: TargetCh
           `${signed(t.addedP99Ms, 3)} ms`,
           `${signed(t.addedPairedMedianMs, 3)} ms`,
           t.relay ? `${signed(t.relay.addedP50Ms, 3)} / ${signed(t.relay.addedP99Ms, 3)} ms` : 'n/a',
-          `${f(100 * t.otherLoadCores, 0)}%${t.contended ? ' (!)' : ''}`,
+          `${loadCell(t)}${t.contended ? ' (!)' : ''}`,
         ]),
       ),
     );

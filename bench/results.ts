@@ -36,7 +36,7 @@ export interface CaseResult {
   upstreamLatencyMs: number;
   mode: Mode;
   connections: number;
-  direct: WrkResult & { simCpuUsPerRequest: number; otherLoadCores: number };
+  direct: WrkResult & { simCpuUsPerRequest: number; otherLoadCores: number; stealCores: number };
   gateway: ServerRun;
   /** the gateway's GC pauses during the measured run (absent when its metrics could not be read) */
   gatewayGc?: GcTotals;
@@ -54,7 +54,8 @@ export interface CaseResult {
   contended: boolean;
 }
 
-export type ServerRun = WrkResult & { cpuUsPerRequest: number; cpuUtilisation: number; peakRssMb: number; simCpuUsPerRequest: number; otherLoadCores: number };
+/** otherLoadCores: CPU other processes and the host's steal took during the run, in cores; stealCores: the steal part */
+export type ServerRun = WrkResult & { cpuUsPerRequest: number; cpuUtilisation: number; peakRssMb: number; simCpuUsPerRequest: number; otherLoadCores: number; stealCores: number };
 
 export interface Percentiles {
   p50Ms: number;
@@ -73,8 +74,10 @@ export interface TtfbResult {
   addedPairedMedianMs: number;
   /** the bare relay, same requests interleaved (absent with BENCH_RELAY=0) */
   relay?: Percentiles & { addedP50Ms: number; addedP99Ms: number };
-  /** CPU other processes used during the measurement, in cores */
+  /** CPU other processes (and the host's steal) used during the measurement, in cores */
   otherLoadCores: number;
+  /** the part of otherLoadCores that was the host's steal */
+  stealCores: number;
   attempts: number;
   contended: boolean;
 }

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { waitForQuiet } from './cases.ts';
 import { startGateway } from './gateway.ts';
-import { cpuMicros, otherCores, sampleLoad } from './machine.ts';
+import { cpuMicros, otherCores, otherLoadNote, sampleLoad, stealCores } from './machine.ts';
 import { cleanEnv, outputOf, stop, track } from './processes.ts';
 import type { Percentiles, TtfbResult } from './results.ts';
 import { startRelay, type Simulator } from './servers.ts';
@@ -79,13 +79,15 @@ async function runTtfbOnce(sim: Simulator, latencyMs: number): Promise<TtfbResul
     if (code !== 0) throw new Error(`the TTFB client failed (exit ${code}):\n${stderr}`);
     const samples = JSON.parse(stdout) as { direct: number[]; relay?: number[]; gateway: number[]; clientCpuUs: number };
     const relayUs = bare ? cpuMicros(bare.pid) - relay0 : 0;
-    const otherLoadCores = otherCores(load0, sampleLoad(), cpuMicros(sim.pid) - sim0 + cpuMicros(gateway.pid) - gw0 + relayUs + samples.clientCpuUs);
+    const load1 = sampleLoad();
+    const otherLoadCores = otherCores(load0, load1, cpuMicros(sim.pid) - sim0 + cpuMicros(gateway.pid) - gw0 + relayUs + samples.clientCpuUs);
+    const steal = stealCores(load0, load1);
     const direct = summarise(samples.direct);
     const through = summarise(samples.gateway);
     const paired = samples.gateway.map((g, i) => g - samples.direct[i]!).sort((a, b) => a - b);
     process.stderr.write(
       ` +${(through.p50Ms - direct.p50Ms).toFixed(3)} ms at p50` +
-        (otherLoadCores >= 0.1 ? ` — other processes used ${(100 * otherLoadCores).toFixed(0)}% of a core meanwhile` : '') +
+        otherLoadNote(otherLoadCores, steal) +
         '\n',
     );
     return {
@@ -103,6 +105,7 @@ async function runTtfbOnce(sim: Simulator, latencyMs: number): Promise<TtfbResul
         })(),
       }),
       otherLoadCores,
+      stealCores: steal,
       attempts: 1,
       contended: false,
     };

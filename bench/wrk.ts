@@ -3,7 +3,7 @@
 // process involved.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { CLK_TCK, cpuMicros, otherCores, sampleLoad } from './machine.ts';
+import { CLK_TCK, cpuMicros, otherCores, sampleLoad, stealCores } from './machine.ts';
 import { cleanEnv, outputOf, track } from './processes.ts';
 import type { Mode, WrkResult } from './results.ts';
 import type { Simulator } from './servers.ts';
@@ -68,6 +68,8 @@ export interface MeasuredRun {
   /** CPU time the gateway (or relay) used during the run, µs; 0 for a direct run */
   gatewayUs: number;
   otherLoadCores: number;
+  /** the part of otherLoadCores that was the host's steal */
+  stealCores: number;
 }
 
 /** One measured wrk run with the CPU of every process involved. */
@@ -78,6 +80,7 @@ export async function measuredRun(url: string, authorization: string, mode: Mode
   const result = await wrk(url, authorization, mode, connections, durationS);
   const simUs = cpuMicros(sim.pid) - sim0;
   const gatewayUs = gatewayPid === undefined ? 0 : cpuMicros(gatewayPid) - gw0;
-  const otherLoadCores = otherCores(load0, sampleLoad(), simUs + gatewayUs + result.wrkCpuUs);
-  return { result, simUs, gatewayUs, otherLoadCores };
+  const load1 = sampleLoad();
+  const otherLoadCores = otherCores(load0, load1, simUs + gatewayUs + result.wrkCpuUs);
+  return { result, simUs, gatewayUs, otherLoadCores, stealCores: stealCores(load0, load1) };
 }
