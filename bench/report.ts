@@ -137,6 +137,10 @@ export function report(cases: CaseResult[], ttfb: TtfbResult[], checks: TargetCh
         ]),
       ),
     );
+    for (const t of ttfb.filter((t) => t.roundTrips)) {
+      const each = t.roundTrips!.map((r) => `${r.gapMs > 0 ? `after ${r.gapMs} ms idle` : 'back to back'} ${f(r.p50Ms, 3)} / ${f(r.p99Ms, 3)} ms`).join('; ');
+      out.push(`${t.upstreamLatencyMs} ms: a pipe round trip between a Node process on each core (bench/wakeup-probe.ts, p50 / p99): ${each}`);
+    }
   }
   out.push('');
   out.push('Targets:');

@@ -63,6 +63,13 @@ export interface Percentiles {
   meanMs: number;
 }
 
+export interface WakeUpResult {
+  gapMs: number;
+  rounds: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
 export interface TtfbResult {
   upstreamLatencyMs: number;
   iterations: number;
@@ -74,6 +81,11 @@ export interface TtfbResult {
   addedPairedMedianMs: number;
   /** the bare relay, same requests interleaved (absent with BENCH_RELAY=0) */
   relay?: Percentiles & { addedP50Ms: number; addedP99Ms: number };
+  /**
+   * bench/wakeup-probe.ts right after: a pipe round trip between a Node process on each core, back
+   * to back and after the upstream latency's idle gap — what a hop costs on this machine alone
+   */
+  roundTrips?: WakeUpResult[];
   /** CPU other processes (and the host's steal) used during the measurement, in cores */
   otherLoadCores: number;
   /** the part of otherLoadCores that was the host's steal */

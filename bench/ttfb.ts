@@ -7,9 +7,9 @@ import { waitForQuiet } from './cases.ts';
 import { startGateway } from './gateway.ts';
 import { cpuMicros, otherCores, otherLoadNote, sampleLoad, stealCores } from './machine.ts';
 import { cleanEnv, outputOf, stop, track } from './processes.ts';
-import type { Percentiles, TtfbResult } from './results.ts';
+import type { Percentiles, TtfbResult, WakeUpResult } from './results.ts';
 import { startRelay, type Simulator } from './servers.ts';
-import { BODIES, LOAD_CORE, maxAttempts, otherLoadLimit, ROOT, runRelay, SIM_KEY, ttfbIterations, ttfbWarmup } from './settings.ts';
+import { BENCH, BODIES, GATEWAY_CORE, LOAD_CORE, maxAttempts, otherLoadLimit, ROOT, runRelay, SIM_KEY, ttfbIterations, ttfbWarmup } from './settings.ts';
 import { codeRoot } from './workspace.ts';
 import { warmUp } from './wrk.ts';
 
@@ -34,10 +34,19 @@ export async function runTtfbCase(sim: Simulator, latencyMs: number): Promise<Tt
     const result = await runTtfbOnce(sim, latencyMs);
     result.attempts = attempt;
     if (!best || result.otherLoadCores < best.otherLoadCores) best = result;
-    if (result.otherLoadCores < otherLoadLimit) return result;
+    if (result.otherLoadCores < otherLoadLimit) return { ...result, roundTrips: await roundTrips(latencyMs) };
     if (attempt < maxAttempts) process.stderr.write(`bench: other processes disturbed this measurement; measuring it again (attempt ${attempt + 1} of ${maxAttempts})\n`);
   }
-  return { ...best!, attempts: maxAttempts, contended: true };
+  return { ...best!, attempts: maxAttempts, contended: true, roundTrips: await roundTrips(latencyMs) };
+}
+
+/** bench/wakeup-probe.ts between the gateway's core and the load core: back to back, and after `gapMs` idle. */
+async function roundTrips(gapMs: number): Promise<WakeUpResult[]> {
+  const job = { echoCore: GATEWAY_CORE, gapsMs: gapMs > 0 ? [0, gapMs] : [0], rounds: ttfbIterations };
+  const child = track(spawn('taskset', ['-c', LOAD_CORE, process.execPath, join(BENCH, 'wakeup-probe.ts'), JSON.stringify(job)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const { code, stdout, stderr } = await outputOf(child);
+  if (code !== 0) throw new Error(`bench/wakeup-probe.ts failed (exit ${code}):\n${stderr}`);
+  return JSON.parse(stdout) as WakeUpResult[];
 }
 
 async function runTtfbOnce(sim: Simulator, latencyMs: number): Promise<TtfbResult> {
