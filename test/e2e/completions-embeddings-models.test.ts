@@ -83,6 +83,24 @@ test('embeddings: float vectors, the SDK default base64 decodes to the same floa
   await tg.assertBillingInvariants(customer.accountId);
 });
 
+test('embeddings: a batch of 512 float vectors (~16 MB) arrives whole and is charged by its usage', async () => {
+  const customer = await tg.customer(1);
+  const client = sdk(tg, customer.key);
+  const input = Array.from({ length: 512 }, (_, i) => `text number ${i} to embed`);
+  const batch = await client.embeddings.create({ model: 'text-embedding-3-small', input, encoding_format: 'float' });
+  assert.equal(batch.data.length, 512);
+  assert.deepEqual(batch.data.map((d) => d.index), input.map((_, i) => i));
+  assert.ok(batch.data.every((d) => d.embedding.length === 1536));
+  assert.ok(batch.usage.prompt_tokens >= 512);
+  assert.equal(spentBy(customer.accountId), tokenCost(batch.usage.prompt_tokens, 0, EMBED_SMALL));
+  // the same vectors as when each text is embedded alone
+  for (const i of [0, 511]) {
+    const alone = await client.embeddings.create({ model: 'text-embedding-3-small', input: input[i]!, encoding_format: 'float' });
+    assert.deepEqual(batch.data[i]!.embedding, alone.data[0]!.embedding);
+  }
+  await tg.assertBillingInvariants(customer.accountId);
+});
+
 test('embeddings: dimensions shortens text-embedding-3 vectors and is refused on ada-002', async () => {
   const customer = await tg.customer(1);
   const client = sdk(tg, customer.key);

@@ -1,6 +1,7 @@
 import { usageFromIr } from '../../core/ir/usage.ts';
 import type { ChatCall, ChatCodec, DecodedResponse, StreamRelay, TargetInfo } from '../../pipeline/codec.ts';
 import { IrStreamRelay } from '../_kit/ir-relay.ts';
+import { topLevelMemberFromEnd } from '../_kit/json-tail.ts';
 import { asObject, parseJsonBytes, utf8Text } from '../_kit/read.ts';
 import { completionToIr } from './convert-response.ts';
 import { mapOpenAIError } from './errors.ts';
@@ -66,10 +67,17 @@ function withOutputModalities(body: Record<string, unknown>): Record<string, unk
 }
 
 /**
- * Parses an OpenAI JSON answer for its usage and, only when the provider renamed the model,
- * rewrites `model` back to the id the client asked for.
+ * Reads an OpenAI JSON answer's usage and, only when the provider renamed the model, rewrites
+ * `model` back to the id the client asked for. The answer passes as the vendor's bytes: when its
+ * top-level `usage` can be read from the end (json-tail.ts), nothing else is parsed — a batch of
+ * embeddings is megabytes of numbers. Otherwise (no usage, a renamed model, an unusual shape) the
+ * whole answer is parsed, as before.
  */
 export function decodeOpenAIJson(raw: Uint8Array, target: TargetInfo, outputText: (json: Record<string, unknown>) => string): DecodedResponse {
+  if (target.upstreamModel === target.publicModel) {
+    const usage = fromOpenAIUsage(topLevelMemberFromEnd(raw, 'usage'));
+    if (usage) return { body: raw, contentType: 'application/json', usage };
+  }
   const json = JSON.parse(utf8Text(raw)) as Record<string, unknown>;
   const usage = fromOpenAIUsage(json.usage);
   const renamed = target.upstreamModel !== target.publicModel && typeof json.model === 'string';
