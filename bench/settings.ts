@@ -73,7 +73,7 @@ export const maxAttempts = Math.max(1, Math.floor(numberEnv('BENCH_ATTEMPTS', 3)
  */
 export const targetPairs = Math.max(1, Math.floor(numberEnv('BENCH_PAIRS', 3)));
 /** another gateway entry point, only for A/B experiments on a patched copy (bench/workspace.ts resolves it) */
-export const gatewayMainEnv = process.env.BENCH_GATEWAY_MAIN;
+export const gatewayMainEnv = process.env.BENCH_GATEWAY_MAIN || undefined;
 /** measure a committed revision (exported to a temporary directory) instead of the working tree */
 export const benchRef = process.env.BENCH_REF || undefined;
 /** the machine may be shared: wait (up to this long) for other processes to go quiet before each case */
