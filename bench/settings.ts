@@ -90,7 +90,7 @@ export const gatewayNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').fi
 
 for (const mode of modes) if (mode !== 'json' && mode !== 'stream') fail(`BENCH_MODES: unknown mode "${mode}" (json, stream)`);
 
-function numberEnv(name: string, fallback: number, zeroAllowed = false): number {
+export function numberEnv(name: string, fallback: number, zeroAllowed = false): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
