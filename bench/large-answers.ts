@@ -13,6 +13,7 @@ import { adminCall } from './admin-client.ts';
 import { startGateway } from './gateway.ts';
 import { stopAll } from './processes.ts';
 import { startSimulator } from './servers.ts';
+import { percentile } from './results.ts';
 import { BODIES, numberEnv } from './settings.ts';
 import { createTmp, removeTmp } from './workspace.ts';
 
@@ -37,7 +38,7 @@ async function post(url: string, headers: Record<string, string>, body: string):
 
 function summary(samples: number[]): string {
   const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.ceil(q * sorted.length) - 1]!.toFixed(2);
+  const at = (q: number) => percentile(sorted, q).toFixed(2);
   return `p50 ${at(0.5)} ms  p90 ${at(0.9)}  p99 ${at(0.99)}  max ${sorted.at(-1)!.toFixed(2)}`;
 }
 

@@ -18,6 +18,16 @@ export interface WrkResult {
   wrkCpuUs: number;
 }
 
+/**
+ * Nearest rank: the smallest sample with at least q of them at or below it. (realtime.ts indexes
+ * at floor(q·n), one place higher when q·n is whole; each keeps its own so that neither's published
+ * figures move.)
+ */
+export function percentile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
 export function errorCount(r: WrkResult): number {
   return r.non2xx + r.errors.connect + r.errors.read + r.errors.write + r.errors.status + r.errors.timeout;
 }

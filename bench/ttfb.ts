@@ -7,21 +7,11 @@ import { waitForQuiet } from './cases.ts';
 import { startGateway } from './gateway.ts';
 import { cpuMicros, otherCores, otherLoadNote, sampleLoad, stealCores } from './machine.ts';
 import { cleanEnv, outputOf, stop, track } from './processes.ts';
-import type { Percentiles, TtfbResult, WakeUpResult } from './results.ts';
+import { percentile, type Percentiles, type TtfbResult, type WakeUpResult } from './results.ts';
 import { startRelay, type Simulator } from './servers.ts';
 import { BENCH, BODIES, GATEWAY_CORE, LOAD_CORE, maxAttempts, otherLoadLimit, ROOT, runRelay, SIM_KEY, ttfbIterations, ttfbWarmup } from './settings.ts';
 import { codeRoot } from './workspace.ts';
 import { warmUp } from './wrk.ts';
-
-/**
- * Nearest rank: the smallest sample with at least q of them at or below it. (realtime.ts indexes
- * at floor(q·n), one place higher when q·n is whole; each keeps its own so that neither's published
- * figures move.)
- */
-function percentile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-}
 
 function summarise(samples: number[]): Percentiles {
   const sorted = [...samples].sort((a, b) => a - b);

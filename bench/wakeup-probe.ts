@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { WakeUpResult } from './results.ts';
+import { percentile, type WakeUpResult } from './results.ts';
 
 const WARMUP_ROUNDS = 50;
 
@@ -36,8 +36,7 @@ if (process.argv[2] === 'echo') {
         samples.push(await roundTrip());
       }
       samples.sort((a, b) => a - b);
-      const at = (q: number) => samples[Math.min(samples.length - 1, Math.ceil(q * samples.length) - 1)]!;
-      results.push({ gapMs, rounds, p50Ms: at(0.5), p99Ms: at(0.99) });
+      results.push({ gapMs, rounds, p50Ms: percentile(samples, 0.5), p99Ms: percentile(samples, 0.99) });
     }
   } finally {
     echo.stdin.end();
