@@ -30,6 +30,7 @@ import { RealtimeSessions } from './realtime/sessions.ts';
 import { createFlusher } from './store/flusher.ts';
 import { StateSync } from './store/state-sync.ts';
 import { adapters } from './vendors/registry.ts';
+import { setToolCallIdKey } from './vendors/_kit/tool-call-id.ts';
 import { RequestLog } from './observability/logger.ts';
 
 /** Everything a request handler or an admin operation may use; built once by createGateway. */
@@ -73,7 +74,7 @@ export interface Gateway {
 export async function createGateway(config: Config, log: Logger): Promise<Gateway> {
   const store = await openStore(config.databaseUrl);
   const keys = new KeyStore();
-  const catalogue = new Catalogue(Object.values(adapters));
+  const catalogue = new Catalogue(Object.values(adapters), (id) => router.serves(id));
   const upstream = new UpstreamClient();
   const router = new Router({
     timeouts: {
@@ -108,6 +109,8 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
     publicBaseUrl: config.publicBaseUrl,
     ttlSeconds: config.media.linkTtlSeconds,
   });
+  // tool-call ids that carry vendor state are signed, so every instance can read the others' and no client can forge one
+  setToolCallIdKey(config.toolIdSecret ?? (await secretsRepository(store.db).getOrCreate('tool-call-id-signing', () => randomBytes(32).toString('base64url'))));
   const metrics = createMetrics({ openReservations: () => ledger.openReservations, pendingWrites: () => sync.pendingWrites });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
   redis?.on('error', (err) => log.warn({ err: err.message }, 'redis error; rate limits fall back to this instance'));

@@ -25,7 +25,11 @@ export class Catalogue {
   private readonly overrides = new Map<string, ModelOverrideRecord>();
   private readonly resolved = new Map<string, CatalogueModel>();
 
-  constructor(adapters: Iterable<ProviderAdapter>) {
+  /** whether a configured provider route serves the id (the router's answer) */
+  private readonly served: (id: string) => boolean;
+
+  constructor(adapters: Iterable<ProviderAdapter>, served: (id: string) => boolean = () => false) {
+    this.served = served;
     for (const adapter of adapters) {
       for (const model of adapter.manifest.models) {
         this.builtIn.set(model.id, { model, family: adapter.manifest.family, ownedBy: adapter.manifest.ownedBy });
@@ -43,9 +47,15 @@ export class Catalogue {
     let entry = this.resolved.get(id);
     if (!entry) {
       entry = this.resolve(id);
-      this.resolved.set(id, entry);
+      // clients choose the names: an id nobody described or serves is resolved afresh, never kept
+      if (this.knows(id) || this.served(id)) this.resolved.set(id, entry);
     }
     return entry;
+  }
+
+  /** entries held in memory (tests: unknown ids must not grow it) */
+  get cachedCount(): number {
+    return this.resolved.size;
   }
 
   knows(id: string): boolean {

@@ -30,6 +30,8 @@ export interface Config {
   yaml: YamlConfig | undefined;
   /** console sign-in attempts allowed per client address and per email in a 15-minute window */
   consoleLogin: { perIp: number; perEmail: number; windowSeconds: number };
+  /** key of the tool-call ids that carry vendor state (`mgx_…`); unset = one generated once and kept in the database */
+  toolIdSecret: string | undefined;
 }
 
 export interface MediaConfig {
@@ -143,6 +145,7 @@ export function loadConfig(env: Env = process.env, quickStartVars: string[] = []
       perEmail: int('MODELGATE_LOGIN_MAX_PER_EMAIL', env.MODELGATE_LOGIN_MAX_PER_EMAIL ?? '10', 1, 1_000_000),
       windowSeconds: 15 * 60,
     },
+    toolIdSecret: env.MODELGATE_TOOL_ID_SECRET || undefined,
   };
 }
 

@@ -2,6 +2,7 @@ import { invalidRequest } from '../../core/errors.ts';
 import type { IrAssistantMessage, IrMessage, IrTextPart, IrUserPart } from '../../core/ir/chat.ts';
 import { parseDataUrl } from '../_kit/data-url.ts';
 import type { JsonObject } from '../_kit/read.ts';
+import { ToolCallIdReader } from '../_kit/tool-call-id.ts';
 import { unpackThinking, type ThinkingBlock } from './thinking-state.ts';
 
 export interface AnthropicMessage {
@@ -20,6 +21,8 @@ const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp
 export function convertMessages(messages: readonly IrMessage[]): { system: string | undefined; messages: AnthropicMessage[] } {
   const system: string[] = [];
   const out: AnthropicMessage[] = [];
+  // one budget for the state this request's ids restore
+  const ids = new ToolCallIdReader();
   const push = (role: AnthropicMessage['role'], blocks: JsonObject[]) => {
     if (blocks.length === 0) return;
     const last = out.at(-1);
@@ -41,10 +44,10 @@ export function convertMessages(messages: readonly IrMessage[]): { system: strin
         push('user', typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content.map((part, j) => userBlock(part, `messages[${i}].content[${j}]`)));
         break;
       case 'assistant':
-        push('assistant', assistantBlocks(message, i));
+        push('assistant', assistantBlocks(message, i, ids));
         break;
       case 'tool':
-        push('user', [{ type: 'tool_result', tool_use_id: unpackThinking(message.tool_call_id).id, content: textOf(message.content) }]);
+        push('user', [{ type: 'tool_result', tool_use_id: ids.idOf(message.tool_call_id), content: textOf(message.content) }]);
         break;
       case 'function':
         throw invalidRequest('The deprecated "function" role is not supported for this model; send tool results as role "tool".', `messages[${i}].role`);
@@ -100,11 +103,11 @@ function documentBlock(file: { file_data?: string; file_id?: string; filename?: 
   throw invalidRequest(`Files must be PDF or plain text for this model (got ${parsed.mediaType}).`, `${param}.file.file_data`);
 }
 
-function assistantBlocks(message: IrAssistantMessage, i: number): JsonObject[] {
+function assistantBlocks(message: IrAssistantMessage, i: number, ids: ToolCallIdReader): JsonObject[] {
   const thinking: ThinkingBlock[] = [];
   const uses: JsonObject[] = [];
   (message.tool_calls ?? []).forEach((call, j) => {
-    const { id, blocks } = unpackThinking(call.id);
+    const { id, blocks } = unpackThinking(call.id, ids);
     thinking.push(...blocks);
     uses.push({ type: 'tool_use', id, name: call.function.name, input: parseArguments(call.function.arguments, `messages[${i}].tool_calls[${j}].function.arguments`) });
   });

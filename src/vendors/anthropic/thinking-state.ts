@@ -1,4 +1,4 @@
-import { packToolCallId, unpackToolCallId } from '../_kit/tool-call-id.ts';
+import { packToolCallId, ToolCallIdReader } from '../_kit/tool-call-id.ts';
 
 /**
  * With extended thinking on, the assistant turn that holds a tool use must be sent back with its
@@ -11,8 +11,9 @@ export function packThinking(toolUseId: string, blocks: readonly ThinkingBlock[]
   return blocks.length === 0 ? toolUseId : packToolCallId(toolUseId, { thinking: blocks });
 }
 
-export function unpackThinking(toolCallId: string): { id: string; blocks: ThinkingBlock[] } {
-  const { id, state } = unpackToolCallId(toolCallId);
+/** `ids` reads one request's ids (one budget for the state they restore). */
+export function unpackThinking(toolCallId: string, ids = new ToolCallIdReader()): { id: string; blocks: ThinkingBlock[] } {
+  const { id, state } = ids.read(toolCallId);
   const blocks = Array.isArray(state?.thinking) ? (state.thinking as unknown[]).filter(isThinkingBlock) : [];
   return { id, blocks };
 }

@@ -2,7 +2,8 @@ import { invalidRequest } from '../../core/errors.ts';
 import type { IrAssistantMessage, IrMessage, IrTextPart, IrUserPart } from '../../core/ir/chat.ts';
 import { mediaTypeOfUrl, parseDataUrl } from '../_kit/data-url.ts';
 import type { JsonObject } from '../_kit/read.ts';
-import { readToolCallId } from './signature-state.ts';
+import { ToolCallIdReader } from '../_kit/tool-call-id.ts';
+import { readToolCallId, readVendorId } from './signature-state.ts';
 
 export interface Content {
   role: 'user' | 'model';
@@ -20,6 +21,8 @@ export function convertContents(messages: readonly IrMessage[]): { system: strin
   const system: string[] = [];
   const contents: Content[] = [];
   const callNames = new Map<string, string>();
+  // one budget for the state this request's ids restore
+  const ids = new ToolCallIdReader();
   const push = (role: Content['role'], parts: JsonObject[]) => {
     if (parts.length === 0) return;
     const last = contents.at(-1);
@@ -36,12 +39,12 @@ export function convertContents(messages: readonly IrMessage[]): { system: strin
         push('user', typeof message.content === 'string' ? [{ text: message.content }] : message.content.map((part, j) => userPart(part, `messages[${i}].content[${j}]`)));
         break;
       case 'assistant':
-        push('model', modelParts(message, i, callNames));
+        push('model', modelParts(message, i, callNames, ids));
         break;
       case 'tool': {
         const name = callNames.get(message.tool_call_id);
         if (name === undefined) throw invalidRequest('tool_call_id does not match any tool call of an earlier assistant message.', `messages[${i}].tool_call_id`);
-        const { vendorId } = readToolCallId(message.tool_call_id);
+        const vendorId = readVendorId(message.tool_call_id, ids);
         push('user', [{ functionResponse: { name, response: { output: parseOutput(textOf(message.content)) }, ...(vendorId && { id: vendorId }) } }]);
         break;
       }
@@ -97,13 +100,13 @@ function userPart(part: IrUserPart, param: string): JsonObject {
   }
 }
 
-function modelParts(message: IrAssistantMessage, i: number, callNames: Map<string, string>): JsonObject[] {
+function modelParts(message: IrAssistantMessage, i: number, callNames: Map<string, string>, ids: ToolCallIdReader): JsonObject[] {
   const parts: JsonObject[] = [];
   const text = typeof message.content === 'string' ? message.content : (message.content ?? []).map((p) => (p.type === 'text' ? p.text : p.refusal)).join('');
   if (text !== '') parts.push({ text });
   (message.tool_calls ?? []).forEach((call, j) => {
     callNames.set(call.id, call.function.name);
-    const { vendorId, signature } = readToolCallId(call.id);
+    const { vendorId, signature } = readToolCallId(call.id, ids);
     parts.push({
       functionCall: { name: call.function.name, args: parseArguments(call.function.arguments, `messages[${i}].tool_calls[${j}].function.arguments`), ...(vendorId && { id: vendorId }) },
       ...(signature && { thoughtSignature: signature }),

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { packToolCallId, unpackToolCallId } from '../_kit/tool-call-id.ts';
+import { packToolCallId, ToolCallIdReader } from '../_kit/tool-call-id.ts';
 
 /**
  * Gemini 3 (and thinking 2.5 models) refuse a function call sent back without the
@@ -15,9 +15,18 @@ export function toolCallIdFor(vendorId: string | undefined, signature: string | 
   return signature ? packToolCallId(id, { signature }) : id;
 }
 
-/** The vendor's id (undefined when the gateway made it up) and the signature to send back. */
-export function readToolCallId(toolCallId: string): { vendorId: string | undefined; signature: string | undefined; id: string } {
-  const { id, state } = unpackToolCallId(toolCallId);
+/** The vendor's id (undefined when the gateway made it up) and the signature to send back; `ids` reads one request's ids. */
+export function readToolCallId(toolCallId: string, ids = new ToolCallIdReader()): { vendorId: string | undefined; signature: string | undefined; id: string } {
+  const { id, state } = ids.read(toolCallId);
   const signature = typeof state?.signature === 'string' ? state.signature : undefined;
-  return { id, vendorId: id.startsWith(SYNTHESISED) ? undefined : id, signature };
+  return { id, vendorId: vendorIdOf(id), signature };
+}
+
+/** The vendor's id alone (a tool result names the call it answers; no signature goes with it). */
+export function readVendorId(toolCallId: string, ids: ToolCallIdReader): string | undefined {
+  return vendorIdOf(ids.idOf(toolCallId));
+}
+
+function vendorIdOf(id: string): string | undefined {
+  return id.startsWith(SYNTHESISED) ? undefined : id;
 }
