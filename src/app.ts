@@ -8,6 +8,7 @@ import { registerErrorDialect } from './http/error-envelope.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { correlationIdOf } from './http/request-context.ts';
 import { validatorCompiler } from './http/validators.ts';
+import { serverTimeoutOptions } from './http/server-timeouts.ts';
 import { registerAccountRoutes } from './http/routes/admin/accounts.ts';
 import { registerKeyRoutes } from './http/routes/admin/keys.ts';
 import { registerModelAdminRoutes } from './http/routes/admin/models.ts';
@@ -44,6 +45,8 @@ export async function buildApp(gateway: Gateway): Promise<FastifyInstance> {
     genReqId: () => newRequestId(),
     return503OnClosing: true,
     keepAliveTimeout: 65_000,
+    // slow clients: headers and the whole request within their timeouts, silent sockets closed
+    ...serverTimeoutOptions(gateway.config.server),
   });
   app.setValidatorCompiler(validatorCompiler());
 

@@ -32,6 +32,17 @@ export interface Config {
   consoleLogin: { perIp: number; perEmail: number; windowSeconds: number };
   /** key of the tool-call ids that carry vendor state (`mgx_…`); unset = one generated once and kept in the database */
   toolIdSecret: string | undefined;
+  /** client connections (see ServerTimeouts) */
+  server: ServerTimeouts;
+}
+
+export interface ServerTimeouts {
+  /** a client must have sent the request's headers within this long */
+  headersTimeoutMs: number;
+  /** … and the whole request, body included (not the response: streams run as long as they run) */
+  requestTimeoutMs: number;
+  /** a socket with no byte either way for this long is closed; above the upstream waits, so no answer in progress is cut */
+  socketIdleTimeoutMs: number;
 }
 
 export interface MediaConfig {
@@ -95,7 +106,7 @@ export function loadConfig(env: Env = process.env, quickStartVars: string[] = []
   const quickStartKeys: Record<string, string> = {};
   for (const name of quickStartVars) if (env[name]) quickStartKeys[name] = env[name];
 
-  return {
+  const config: Omit<Config, 'server'> = {
     port,
     host,
     databaseUrl: env.DATABASE_URL ?? 'sqlite:./data/modelgate.db',
@@ -147,6 +158,17 @@ export function loadConfig(env: Env = process.env, quickStartVars: string[] = []
     },
     toolIdSecret: env.MODELGATE_TOOL_ID_SECRET || undefined,
   };
+  return { ...config, server: serverTimeouts(env, Math.max(config.upstream.firstByteTimeoutMs, config.media.upstreamTimeoutMs)) };
+}
+
+/** `longestUpstreamWaitMs`: a client socket stays silent that long while its answer is awaited */
+function serverTimeouts(env: Env, longestUpstreamWaitMs: number): ServerTimeouts {
+  const requestTimeoutMs = int('MODELGATE_REQUEST_TIMEOUT_MS', env.MODELGATE_REQUEST_TIMEOUT_MS ?? '300000', 1, 24 * 3_600_000);
+  // Node refuses a headers timeout longer than the request timeout
+  const headersTimeoutMs = int('MODELGATE_HEADERS_TIMEOUT_MS', env.MODELGATE_HEADERS_TIMEOUT_MS ?? String(Math.min(30_000, requestTimeoutMs)), 1, requestTimeoutMs);
+  const idleDefault = Math.max(600_000, longestUpstreamWaitMs + 60_000);
+  const socketIdleTimeoutMs = int('MODELGATE_SOCKET_IDLE_TIMEOUT_MS', env.MODELGATE_SOCKET_IDLE_TIMEOUT_MS ?? String(idleDefault), 0, 24 * 3_600_000);
+  return { headersTimeoutMs, requestTimeoutMs, socketIdleTimeoutMs };
 }
 
 function int(name: string, raw: string, min: number, max: number): number {
