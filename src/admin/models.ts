@@ -9,6 +9,7 @@ export function modelView(gateway: Gateway, model: CatalogueModel) {
     family: model.family,
     owned_by: model.ownedBy,
     capabilities: model.capabilities,
+    max_output_tokens: model.maxOutputTokens,
     pricing: model.pricingUsd ?? {},
     pricing_source: model.pricingSource,
     served_by: gateway.router

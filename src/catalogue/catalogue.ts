@@ -13,6 +13,8 @@ export interface CatalogueModel {
   pricing: Pricing;
   priced: boolean;
   pricingSource: 'default' | 'override' | 'none';
+  /** the most output tokens one answer may have (`max_output_tokens` capability override, else the manifest's), when known */
+  maxOutputTokens: number | null;
 }
 
 /**
@@ -84,6 +86,11 @@ export class Catalogue {
       pricing: pricingUsd ? toPricing(pricingUsd) : FREE,
       priced: pricingUsd !== null,
       pricingSource: overridePricing ? 'override' : known ? 'default' : 'none',
+      maxOutputTokens: positiveInt(capabilities.max_output_tokens) ?? known?.model.maxOutputTokens ?? null,
     };
   }
+}
+
+function positiveInt(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
 }

@@ -28,6 +28,8 @@ export interface OperationRequest<Call, Result = never> {
    * `inputTokensUpperBound` is given: the exact count is then made only when it matters.
    */
   estimate: { inputTokens: number; outputTokens: number; units?: number; inputTokensUpperBound?: number };
+  /** the client set no output cap and the model's maximum is known: the reservation chooses the cap */
+  openOutputCap?: OpenOutputCap;
   /** what `usage.units` counts and how it is priced; default: tokens only */
   meter?: Meter;
   /** a longer wait for the upstream's response headers than the provider's (images, audio, video) */
@@ -49,6 +51,19 @@ export interface OperationRequest<Call, Result = never> {
 export interface OperationBridge<Call> {
   via: OperationName;
   codecFor(viaCodec: OperationCodec<never>): OperationCodec<Call>;
+}
+
+/**
+ * The output cap of a request that set none: the model's whole output when the balance covers
+ * it, else the configured allowance already in `estimate.outputTokens`. Either way the call sends
+ * upstream exactly the cap that was reserved for, so the vendor cannot bill more than was held.
+ */
+export interface OpenOutputCap {
+  modelMaxTokens: number;
+  /** answers generated per request (`n`): the cap holds for each */
+  choices: number;
+  /** the call now sends `tokens` upstream as its output cap */
+  grant(tokens: number): void;
 }
 
 export interface Responded {
@@ -289,8 +304,19 @@ async function answer<Call, Result>(
  * crowd out concurrent ones) that fit.
  */
 function reservationFor<Call, Result>(gateway: Gateway, ctx: RequestContext, op: OperationRequest<Call, Result>, pricing: Pricing): number {
-  const price = (inputTokens: number) =>
-    priceOf(pricing, { ...emptyUsage(), inputTokens, outputTokens: op.estimate.outputTokens, units: op.estimate.units ?? 0 }, op.meter);
+  const open = op.openOutputCap;
+  if (open) {
+    const whole = reservationWith(gateway, ctx, op, pricing, open.modelMaxTokens * open.choices);
+    if (whole <= gateway.ledger.headroom(ctx.principal.accountId, ctx.principal.key)) {
+      open.grant(open.modelMaxTokens);
+      return whole;
+    }
+  }
+  return reservationWith(gateway, ctx, op, pricing, op.estimate.outputTokens);
+}
+
+function reservationWith<Call, Result>(gateway: Gateway, ctx: RequestContext, op: OperationRequest<Call, Result>, pricing: Pricing, outputTokens: number): number {
+  const price = (inputTokens: number) => priceOf(pricing, { ...emptyUsage(), inputTokens, outputTokens, units: op.estimate.units ?? 0 }, op.meter);
   const cheap = op.estimate.inputTokensUpperBound;
   if (cheap !== undefined) {
     const bound = price(cheap);

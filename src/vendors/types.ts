@@ -36,6 +36,8 @@ export interface KnownModel {
   capabilities?: Record<string, unknown>;
   /** the vendor's own id when the public id is neutral (quick start maps one to the other) */
   upstreamId?: string;
+  /** the most output tokens one answer may have: what a request with no cap of its own is reserved for */
+  maxOutputTokens?: number;
 }
 
 export type AuthScheme = 'bearer' | 'x-api-key' | 'x-goog-api-key';

@@ -71,7 +71,8 @@ test('a plain chat completion: the upstream gets the body as sent, with its own 
   const usage = reply.usage!;
   assert.equal(usage.total_tokens, usage.prompt_tokens + usage.completion_tokens);
 
-  assert.deepEqual(lastUpstreamBody(tg, CHAT), request);
+  // with no cap of its own the request gets the one it was reserved for: the model's whole output
+  assert.deepEqual(lastUpstreamBody(tg, CHAT), { ...request, max_completion_tokens: 16_384 });
   const upstream = tg.sim!.requests.at(-1)!;
   assert.equal(upstream.headers.authorization, 'Bearer sim-upstream-key');
   assert.ok(!JSON.stringify(upstream.headers).includes(customer.key), 'the customer key never goes upstream');
@@ -111,7 +112,7 @@ test('tools: a single call, parallel calls and the tool-result turn keep ids and
   const calls = one.choices[0]!.message.tool_calls!;
   assert.equal(calls.length, 1);
   assert.deepEqual(calls, upstreamOne.choices[0]!.message.tool_calls, 'ids and arguments are what the upstream produced');
-  assert.deepEqual(lastUpstreamBody(tg, CHAT), single);
+  assert.deepEqual(lastUpstreamBody(tg, CHAT), { ...single, max_completion_tokens: 16_384 });
   const call = calls[0]!;
   assert.ok(call.type === 'function');
   assert.match(call.id, /^call_[0-9a-f]{24}$/);
@@ -180,11 +181,11 @@ test('unknown vendor fields pass through untouched; streams only gain include_us
   };
   const plain = await raw(tg, 'POST', CHAT, { key: customer.key, body });
   assert.equal(plain.status, 200, plain.text);
-  assert.deepEqual(lastUpstreamBody(tg, CHAT), body);
+  assert.deepEqual(lastUpstreamBody(tg, CHAT), { ...body, max_completion_tokens: 16_384 });
 
   const streamed = await raw(tg, 'POST', CHAT, { key: customer.key, body: { ...body, stream: true, stream_options: { include_obfuscation: false } } });
   assert.equal(streamed.status, 200, streamed.text);
-  assert.deepEqual(lastUpstreamBody(tg, CHAT), { ...body, stream: true, stream_options: { include_obfuscation: false, include_usage: true } });
+  assert.deepEqual(lastUpstreamBody(tg, CHAT), { ...body, stream: true, stream_options: { include_obfuscation: false, include_usage: true }, max_completion_tokens: 16_384 });
   assert.equal(sseData(streamed.text).at(-1), '[DONE]');
   await tg.assertBillingInvariants(customer.accountId);
 });

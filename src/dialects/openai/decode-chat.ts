@@ -2,6 +2,7 @@ import type { CatalogueModel } from '../../catalogue/catalogue.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { IrChatRequest } from '../../core/ir/chat.ts';
 import type { ChatCall } from '../../pipeline/codec.ts';
+import type { OpenOutputCap } from '../../pipeline/run-operation.ts';
 import { countChatPromptTokens, IMAGE_ALLOWANCE, REPLY_PRIMER } from '../../pipeline/token-counter.ts';
 import { openaiChatOutput } from './chat-output.ts';
 
@@ -11,6 +12,7 @@ export interface Decoded<Call> {
   stream: boolean;
   /** see OperationRequest.estimate: `inputTokens` may be a lazy getter beside a cheap bound */
   estimate: { inputTokens: number; outputTokens: number; inputTokensUpperBound?: number };
+  openOutputCap?: OpenOutputCap;
 }
 
 const TOOL_CHOICE_STRINGS = new Set(['auto', 'none', 'required']);
@@ -41,23 +43,26 @@ export function decodeChat(body: Record<string, unknown>, defaultMaxOutputTokens
   messages.forEach((message, i) => checkMessage(message, i));
 
   const n = typeof body.n === 'number' ? body.n : 1;
-  const maxOutput = numberOr(body.max_completion_tokens, numberOr(body.max_tokens, defaultMaxOutputTokens));
+  const clientCap = numberOr(body.max_completion_tokens, numberOr(body.max_tokens, undefined));
+  const modelMax = model?.maxOutputTokens ?? undefined;
+  // no cap from the client: the allowance (never above the model's maximum) is sent upstream
+  const maxOutput = clientCap ?? (modelMax === undefined ? defaultMaxOutputTokens : Math.min(defaultMaxOutputTokens, modelMax));
   const streamOptions = body.stream_options as { include_usage?: boolean } | null | undefined;
   const clientWantsUsage = streamOptions?.include_usage === true;
-  return {
-    model: body.model as string,
+  const call: ChatCall = {
+    // the route's schema and the checks above make the body an IR request
+    body: body as IrChatRequest,
     stream,
-    call: {
-      // the route's schema and the checks above make the body an IR request
-      body: body as IrChatRequest,
-      stream,
-      clientWantsUsage,
-      output: openaiChatOutput(clientWantsUsage),
-      maxOutputTokens: maxOutput,
-      created: Math.floor(Date.now() / 1000),
-    },
-    estimate: new PromptEstimate(body, messages, bodyBytes, maxOutput * n),
+    clientWantsUsage,
+    output: openaiChatOutput(clientWantsUsage),
+    maxOutputTokens: maxOutput,
+    created: Math.floor(Date.now() / 1000),
   };
+  const decoded: Decoded<ChatCall> = { model: body.model as string, stream, call, estimate: new PromptEstimate(body, messages, bodyBytes, maxOutput * n) };
+  if (clientCap === undefined && modelMax !== undefined && modelMax > maxOutput) {
+    decoded.openOutputCap = { modelMaxTokens: modelMax, choices: n, grant: (tokens) => (call.maxOutputTokens = tokens) };
+  }
+  return decoded;
 }
 
 /**
@@ -127,6 +132,6 @@ function checkMessage(message: Record<string, unknown>, i: number): void {
   }
 }
 
-function numberOr(value: unknown, fallback: number): number {
+function numberOr<T extends number | undefined>(value: unknown, fallback: T): number | T {
   return typeof value === 'number' ? value : fallback;
 }

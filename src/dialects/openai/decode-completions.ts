@@ -21,7 +21,8 @@ export function decodeCompletions(body: Record<string, unknown>): Decoded<Comple
   return {
     model: body.model as string,
     stream,
-    call: { body, stream, clientWantsUsage: streamOptions?.include_usage === true },
+    // the cap reserved for goes upstream even when it is the vendor's own default: a compatible server may default higher
+    call: { body: typeof body.max_tokens === 'number' ? body : { ...body, max_tokens: maxTokens }, stream, clientWantsUsage: streamOptions?.include_usage === true },
     // every best_of candidate is generated and billed
     estimate: { inputTokens: countPromptTokens(body.prompt) * bestOf, outputTokens: maxTokens * bestOf },
   };

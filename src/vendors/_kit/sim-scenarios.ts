@@ -14,6 +14,8 @@
 //   [[sim:cache-write=50]] report 50 prompt tokens written to the cache (families that report it)
 //   [[sim:no-usage]]     report no usage at all
 //   [[sim:malformed]]    stream: one `data: {not json` event in the middle
+//   [[sim:long=16000]]   answer with 16,000 tokens of text (still cut at the request's output cap)
+//   [[sim:ignore-cap]]   answer past the request's output cap (a vendor overrunning it)
 // A queued scenario takes precedence; prompt directives apply only when the queue is empty.
 
 export type Scenario =
@@ -24,7 +26,8 @@ export type Scenario =
   | { kind: 'usage'; cachedTokens?: number; cacheWriteTokens?: number; promptTokens?: number; completionTokens?: number }
   | { kind: 'no-usage' }
   | { kind: 'reply'; text: string }
-  | { kind: 'malformed-event' };
+  | { kind: 'malformed-event' }
+  | { kind: 'long-answer'; tokens: number; ignoreCap?: boolean };
 
 export interface ScenarioError {
   status: number;
@@ -52,6 +55,10 @@ export interface ScenarioPlan {
   omitUsage: boolean;
   replyText?: string;
   malformedEvent: boolean;
+  /** the answer runs to this many tokens of text (before the output cap) */
+  longAnswerTokens?: number;
+  /** the output cap the request sets is not applied */
+  ignoreCap?: boolean;
 }
 
 export function emptyPlan(): ScenarioPlan {
@@ -89,6 +96,10 @@ export function planFromScenario(scenario: Scenario): ScenarioPlan {
     case 'malformed-event':
       plan.malformedEvent = true;
       break;
+    case 'long-answer':
+      plan.longAnswerTokens = scenario.tokens;
+      if (scenario.ignoreCap) plan.ignoreCap = true;
+      break;
     default: {
       const unreachable: never = scenario;
       throw new Error(`unknown scenario ${JSON.stringify(unreachable)}`);
@@ -116,6 +127,8 @@ export function planFromPromptText(text: string): ScenarioPlan {
     else if (name === 'cache-write' && value !== undefined) plan.usage = { ...plan.usage, cacheWriteTokens: value };
     else if (name === 'no-usage') plan.omitUsage = true;
     else if (name === 'malformed') plan.malformedEvent = true;
+    else if (name === 'long' && value !== undefined) plan.longAnswerTokens = value;
+    else if (name === 'ignore-cap') plan.ignoreCap = true;
   }
   if (plan.error && retryAfterSeconds !== undefined) plan.error.retryAfterSeconds = retryAfterSeconds;
   return plan;

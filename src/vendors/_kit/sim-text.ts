@@ -33,6 +33,16 @@ export function withFiller(opening: string, minWords: number): string {
   return `${opening} ${filler.join(' ')}.`;
 }
 
+/** `opening` then filler, exactly `tokens` tokens in all (the long-answer scenario). */
+export function textOfTokens(opening: string, tokens: number): string {
+  return finishText(withFiller(opening, tokens), [], tokens).text;
+}
+
+/** The output cap a simulated model applies: none when the scenario makes it overrun. */
+export function capOf(plan: { ignoreCap?: boolean }, maxTokens: number | undefined): number | undefined {
+  return plan.ignoreCap ? undefined : maxTokens;
+}
+
 export type TextFinishReason = 'stop' | 'length';
 
 export interface FinishedText {

@@ -5,10 +5,11 @@ import type { KnownModel, VendorManifest } from '../types.ts';
  * prices in USD per million tokens: cache reads at a tenth of the input price, 5-minute cache
  * writes at 1.25×; operators override them through the admin API or the YAML config.
  */
-const claude = (id: string, input: number, output: number): KnownModel => ({
+const claude = (id: string, input: number, output: number, maxOutputTokens?: number): KnownModel => ({
   id,
   kind: 'chat',
   pricing: { input_per_mtok: input, output_per_mtok: output, cached_input_per_mtok: round(input / 10), cache_write_per_mtok: round(input * 1.25) },
+  ...(maxOutputTokens !== undefined && { maxOutputTokens }),
 });
 
 const round = (usd: number) => Math.round(usd * 1e6) / 1e6;
@@ -25,9 +26,9 @@ export const anthropicManifest: VendorManifest = {
     claude('claude-sonnet-5-5', 2, 10),
     claude('claude-opus-5', 5, 25),
     claude('claude-sonnet-5', 2, 10),
-    claude('claude-opus-4-6', 5, 25),
-    claude('claude-sonnet-4-6', 3, 15),
-    claude('claude-haiku-4-5', 1, 5),
+    claude('claude-opus-4-6', 5, 25, 128_000),
+    claude('claude-sonnet-4-6', 3, 15, 64_000),
+    claude('claude-haiku-4-5', 1, 5, 64_000),
   ],
 };
 

@@ -31,8 +31,8 @@ export function convertRequest(call: ChatCall, upstreamModel: string): { body: J
   const generation: JsonObject = {};
   if (ir.temperature != null) generation.temperature = ir.temperature;
   if (ir.top_p != null) generation.topP = ir.top_p;
-  const maxTokens = ir.max_completion_tokens ?? ir.max_tokens;
-  if (maxTokens != null) generation.maxOutputTokens = maxTokens;
+  // with no cap of the client's, the one the gateway reserved for: the vendor cannot bill past the hold
+  generation.maxOutputTokens = ir.max_completion_tokens ?? ir.max_tokens ?? call.maxOutputTokens;
   if (ir.stop != null) generation.stopSequences = typeof ir.stop === 'string' ? [ir.stop] : ir.stop;
   if (ir.n != null && ir.n > 1) generation.candidateCount = ir.n;
   if (ir.seed != null) generation.seed = ir.seed;

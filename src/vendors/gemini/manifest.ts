@@ -10,6 +10,8 @@ const gemini = (id: string, input: number, output: number, cached: number): Know
   id,
   kind: 'chat',
   pricing: { input_per_mtok: input, output_per_mtok: output, cached_input_per_mtok: cached },
+  // every chat model listed here answers with at most 65,536 tokens (thinking included)
+  maxOutputTokens: 65_536,
 });
 
 export const chatModels: KnownModel[] = [

@@ -6,6 +6,7 @@ import { asObject, parseJsonBytes, utf8Text } from '../_kit/read.ts';
 import { completionToIr } from './convert-response.ts';
 import { mapOpenAIError } from './errors.ts';
 import { OpenAIPassthroughRelay } from './passthrough-relay.ts';
+import { withOutputCap } from './output-cap.ts';
 import { OpenAIStreamDecoder } from './stream-decoder.ts';
 import { fromOpenAIUsage } from './usage.ts';
 
@@ -16,7 +17,7 @@ import { fromOpenAIUsage } from './usage.ts';
  */
 export const openaiChat: ChatCodec = {
   prepare(call: ChatCall, target: TargetInfo) {
-    return { path: '/chat/completions', body: JSON.stringify(withOutputModalities(passthroughBody(call, target))) };
+    return { path: '/chat/completions', body: JSON.stringify(withOutputModalities(withOutputCap(passthroughBody(call, target), call, target.upstreamModel))) };
   },
 
   decode(call: ChatCall, target: TargetInfo, raw: Uint8Array): DecodedResponse {

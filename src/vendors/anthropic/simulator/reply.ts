@@ -1,7 +1,7 @@
 // What the simulated model answers: content blocks, stop reason and usage, derived only from the
 // request (and the scenario plan), so the same request always gets the same answer.
 import type { ScenarioPlan } from '../../_kit/sim-scenarios.ts';
-import { countTokens, snippet, withFiller } from '../../_kit/sim-text.ts';
+import { countTokens, snippet, textOfTokens, withFiller } from '../../_kit/sim-text.ts';
 import { chooseToolCalls } from '../../_kit/sim-tools.ts';
 import type { MessagesRequest } from './request.ts';
 import { signThinking } from './signature.ts';
@@ -33,7 +33,7 @@ export function buildReply(request: MessagesRequest, plan: ScenarioPlan, streamC
     stopReason = 'tool_use';
   } else {
     const opening = request.answersTools ? `Tool result: ${snippet(request.lastUserText, 80)} |` : `Echo: ${snippet(request.lastUserText, 60) || '(empty)'} |`;
-    let text = plan.replyText ?? withFiller(opening, streamChunks);
+    let text = plan.replyText ?? (plan.longAnswerTokens === undefined ? withFiller(opening, streamChunks) : textOfTokens(opening, plan.longAnswerTokens));
     const hit = earliestStop(text, request.stop);
     if (hit) {
       text = text.slice(0, hit.at);
@@ -41,7 +41,7 @@ export function buildReply(request: MessagesRequest, plan: ScenarioPlan, streamC
       stopSequence = hit.sequence;
     }
     const budget = request.maxTokens - blocks.reduce((sum, b) => sum + (b.type === 'thinking' ? countTokens(b.thinking) : 0), 0);
-    const truncated = truncate(text, Math.max(0, budget));
+    const truncated = plan.ignoreCap ? text : truncate(text, Math.max(0, budget));
     if (truncated !== text) stopReason = 'max_tokens';
     blocks.push({ type: 'text', text: truncated });
   }
@@ -75,10 +75,13 @@ function earliestStop(text: string, stops: readonly string[]): { at: number; seq
 function truncate(text: string, maxTokens: number): string {
   if (countTokens(text) <= maxTokens) return text;
   const words = text.split(/(?<=\s)/);
-  let out = '';
-  for (const word of words) {
-    if (countTokens(out + word) > maxTokens) break;
-    out += word;
+  // a binary search over the word count: long answers run to thousands of words
+  let fits = 0;
+  let over = words.length;
+  while (over - fits > 1) {
+    const middle = (fits + over) >> 1;
+    if (countTokens(words.slice(0, middle).join('')) <= maxTokens) fits = middle;
+    else over = middle;
   }
-  return out;
+  return words.slice(0, fits).join('');
 }

@@ -3,7 +3,7 @@
 import { hashString } from '../../_kit/sim-http.ts';
 import { makePng } from '../../_kit/sim-media/png.ts';
 import type { ScenarioPlan } from '../../_kit/sim-scenarios.ts';
-import { countTokens, finishText, snippet, withFiller } from '../../_kit/sim-text.ts';
+import { capOf, countTokens, finishText, snippet, textOfTokens, withFiller } from '../../_kit/sim-text.ts';
 import { chooseToolCalls } from '../../_kit/sim-tools.ts';
 import type { GenerateRequest } from './request.ts';
 import { signCall, signsCalls } from './signature.ts';
@@ -55,7 +55,8 @@ function candidate(request: GenerateRequest, plan: ScenarioPlan, streamChunks: n
     }
   }
   const opening = request.answersTools ? `Tool result${label}: ${snippet(request.lastUserText, 80)} |` : `Echo${label}: ${snippet(request.lastUserText, 60) || '(empty)'} |`;
-  const finished = finishText(plan.replyText ?? withFiller(opening, streamChunks), request.stop, request.maxTokens);
+  const text = plan.replyText ?? (plan.longAnswerTokens === undefined ? withFiller(opening, streamChunks) : textOfTokens(opening, plan.longAnswerTokens));
+  const finished = finishText(text, request.stop, capOf(plan, request.maxTokens));
   const finishReason = finished.finishReason === 'length' ? 'MAX_TOKENS' : 'STOP';
   if (!request.imageOutput) return { text: finished.text, images: [], calls: [], finishReason, tokens: finished.tokens };
   const image = makePng(IMAGE_SIDE, IMAGE_SIDE, hashString(`${request.lastUserText}#${index}`)).toString('base64');

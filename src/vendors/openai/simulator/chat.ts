@@ -6,7 +6,7 @@ import { hashString } from '../../_kit/sim-http.ts';
 import { makePng } from '../../_kit/sim-media/png.ts';
 import type { ScenarioPlan } from './scenarios.ts';
 import type { StreamEvent } from './stream.ts';
-import { countTokens, finishText, snippet, splitBySize, splitIntoChunks, withFiller } from './text.ts';
+import { capOf, countTokens, finishText, snippet, splitBySize, splitIntoChunks, textOfTokens, withFiller } from './text.ts';
 import { chooseToolCalls, type SimulatedToolCall } from './tool-calls.ts';
 
 type ChoiceOutput =
@@ -72,9 +72,10 @@ function generateChoice(request: ChatRequest, index: number, context: ReplyConte
       const tokens = calls.reduce((sum, call) => sum + countTokens(call.name) + countTokens(call.arguments), 0);
       return { kind: 'tools', calls, tokens };
     }
-    text = withFiller(`Echo${label}: ${snippet(userText, 60) || '(empty)'} |`, context.streamChunks);
+    const opening = `Echo${label}: ${snippet(userText, 60) || '(empty)'} |`;
+    text = context.plan.longAnswerTokens === undefined ? withFiller(opening, context.streamChunks) : textOfTokens(opening, context.plan.longAnswerTokens);
   }
-  const finished = finishText(text, request.stop, request.maxTokens);
+  const finished = finishText(text, request.stop, capOf(context.plan, request.maxTokens));
   if (request.imageOutput) {
     const image = `data:image/png;base64,${makePng(64, 64, hashString(`${userText}#${index}`)).toString('base64')}`;
     return { kind: 'text', text: finished.text, finishReason: finished.finishReason, tokens: finished.tokens + IMAGE_OUTPUT_TOKENS, images: [image] };
