@@ -9,6 +9,7 @@ import { errorHandler } from './http/error-handler.ts';
 import { correlationIdOf } from './http/request-context.ts';
 import { validatorCompiler } from './http/validators.ts';
 import { serverTimeoutOptions } from './http/server-timeouts.ts';
+import { ADMIN_BODY_BYTES, limitBodies } from './http/body-limits.ts';
 import { registerAccountRoutes } from './http/routes/admin/accounts.ts';
 import { registerKeyRoutes } from './http/routes/admin/keys.ts';
 import { registerModelAdminRoutes } from './http/routes/admin/models.ts';
@@ -90,6 +91,7 @@ export async function buildApp(gateway: Gateway): Promise<FastifyInstance> {
 
   await app.register(async (admin) => {
     admin.addHook('onRequest', adminAuth(gateway.config.adminToken));
+    limitBodies(admin, ADMIN_BODY_BYTES);
     registerProviderRoutes(admin, gateway);
     registerModelAdminRoutes(admin, gateway);
     registerAccountRoutes(admin, gateway);

@@ -15,6 +15,7 @@ import { registerUsageRoutes } from './routes/usage.ts';
 import { accountOf, requireAdminHook, requireCustomerHook } from './security/session.ts';
 import { consoleRequestHook } from './security/session.ts';
 import { SECURITY_HEADERS, StaticFiles } from './static-files.ts';
+import { capBodiesWhen, CONSOLE_BODY_BYTES, limitBodies, PRE_SIGN_IN_BODY_BYTES } from '../http/body-limits.ts';
 
 /**
  * The web console: its JSON API under /console/api (session cookie + CSRF token; API keys are
@@ -25,11 +26,14 @@ export async function registerConsole(app: FastifyInstance, gateway: Gateway): P
   const files = new StaticFiles();
 
   await app.register(async (api) => {
+    limitBodies(api, CONSOLE_BODY_BYTES);
     api.decorateRequest('signedIn', null);
     api.addHook('onRequest', async (_request, reply) => {
       reply.headers(SECURITY_HEADERS).header('cache-control', 'no-store').header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
     });
     api.addHook('onRequest', consoleRequestHook(ctx));
+    // after the session is known: before sign-in, small bodies only
+    api.addHook('preParsing', capBodiesWhen(PRE_SIGN_IN_BODY_BYTES, 'before signing in', (request) => request.signedIn === null));
     registerAuthRoutes(api, ctx);
     registerCustomerRoutes(api, ctx);
     registerKeyRoutes(api, ctx);
