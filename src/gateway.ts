@@ -111,7 +111,7 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
   });
   // tool-call ids that carry vendor state are signed, so every instance can read the others' and no client can forge one
   setToolCallIdKey(config.toolIdSecret ?? (await secretsRepository(store.db).getOrCreate('tool-call-id-signing', () => randomBytes(32).toString('base64url'))));
-  const metrics = createMetrics({ openReservations: () => ledger.openReservations, pendingWrites: () => sync.pendingWrites });
+  const metrics = createMetrics({ openReservations: () => ledger.openReservations, pendingWrites: () => sync.pendingWrites, flush: () => sync.health() });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
   redis?.on('error', (err) => log.warn({ err: err.message }, 'redis error; rate limits fall back to this instance'));
   const gateway: Gateway = {

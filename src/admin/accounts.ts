@@ -18,7 +18,7 @@ export function accountView(gateway: Gateway, record: AccountRecord) {
 
 export async function createAccount(gateway: Gateway, body: { name: string; email?: string | null }): Promise<AccountRecord> {
   const record = await gateway.repos.accounts.insert({ id: newId('acct'), name: body.name, email: body.email ?? null });
-  await gateway.sync.now();
+  await gateway.sync.refresh();
   return record;
 }
 
@@ -31,7 +31,7 @@ export async function findAccount(gateway: Gateway, id: string): Promise<Account
 export async function updateAccount(gateway: Gateway, id: string, patch: { name?: string; email?: string | null; disabled?: boolean }): Promise<AccountRecord> {
   const record = await gateway.repos.accounts.update(id, patch);
   if (!record) throw notFound(`No account with id "${id}".`, 'id');
-  await gateway.sync.now();
+  await gateway.sync.refresh();
   return record;
 }
 

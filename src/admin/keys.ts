@@ -52,7 +52,7 @@ export async function createKey(gateway: Gateway, accountId: string, body: KeyCr
     tpm: body.tpm ?? null,
     maxSpendNano: body.max_spend_usd == null ? null : usdToNano(body.max_spend_usd),
   });
-  await gateway.sync.now();
+  await gateway.sync.refresh();
   return { record, secret };
 }
 
@@ -68,14 +68,14 @@ export async function updateKey(gateway: Gateway, id: string, body: KeyPatch): P
     ...(body.max_spend_usd !== undefined && { maxSpendNano: body.max_spend_usd === null ? null : usdToNano(body.max_spend_usd) }),
   });
   if (!record) throw notFound(`No key with id "${id}".`, 'id');
-  await gateway.sync.now();
+  await gateway.sync.refresh();
   return record;
 }
 
 export async function revokeKey(gateway: Gateway, id: string): Promise<void> {
   const record = await gateway.repos.apiKeys.update(id, { revoked: true, disabled: true });
   if (!record) throw notFound(`No key with id "${id}".`, 'id');
-  await gateway.sync.now();
+  await gateway.sync.refresh();
 }
 
 /** Rolls a key: same id, limits and history, a new secret (shown once); the old one stops working. */
@@ -83,6 +83,6 @@ export async function rollKey(gateway: Gateway, id: string): Promise<{ record: A
   const secret = newApiKey();
   const record = await gateway.repos.apiKeys.replaceSecret(id, hashApiKey(secret), keyHint(secret));
   if (!record) throw notFound(`No key with id "${id}".`, 'id');
-  await gateway.sync.now();
+  await gateway.sync.refresh();
   return { record, secret };
 }

@@ -59,7 +59,7 @@ export async function createProvider(gateway: Gateway, body: ProviderCreate, ext
     enabled: body.enabled ?? true,
     settings: { ...(body.settings ?? {}), ...extraSettings },
   });
-  await gateway.sync.now();
+  await gateway.sync.refresh();
   return record;
 }
 
@@ -81,13 +81,13 @@ export async function updateProvider(gateway: Gateway, id: string, body: Provide
     ...(body.settings !== undefined && { settings: { ...current.settings, ...body.settings } }),
   });
   if (!updated) throw providerNotFound(id);
-  await gateway.sync.now();
+  await gateway.sync.refresh();
   return updated;
 }
 
 export async function removeProvider(gateway: Gateway, id: string): Promise<void> {
   if (!(await gateway.repos.providers.remove(id))) throw providerNotFound(id);
-  await gateway.sync.now();
+  await gateway.sync.refresh();
 }
 
 /** YAML and quick start: create by name, or bring the existing one to the declared state. */

@@ -196,10 +196,12 @@ export class Ledger {
   }
 
   private apply(entry: LedgerEntry): void {
+    // queued first: the sink fits the entry to its columns in place (a NaN or out-of-range amount
+    // becomes a finite integer), and the balance must move by what the journal will hold
+    this.sink.enqueue(entry);
     const b = this.balances.get(entry.accountId);
     if (b) b.local += entry.amountNano;
     if (entry.keyId && entry.kind === 'charge') this.spendOf(entry.keyId).local -= entry.amountNano;
-    this.sink.enqueue(entry);
   }
 
   /** false when the hold was already closed */

@@ -20,6 +20,8 @@ export interface Config {
   upstream: { connectTimeoutMs: number; firstByteTimeoutMs: number; idleTimeoutMs: number; maxAttempts: number; maxConnections: number; breakerCooldownMs: number };
   /** how often writes are flushed and changes from other instances pulled in */
   syncIntervalMs: number;
+  /** /readyz answers 503 while the oldest write not yet in the database is older than this */
+  flushLagReadyMs: number;
   shutdownGraceMs: number;
   media: MediaConfig;
   jobs: JobsConfig;
@@ -127,6 +129,7 @@ export function loadConfig(env: Env = process.env, quickStartVars: string[] = []
       breakerCooldownMs: int('MODELGATE_BREAKER_COOLDOWN_MS', pick('MODELGATE_BREAKER_COOLDOWN_MS', settings.breaker_cooldown_ms, '30000'), 1, 3_600_000),
     },
     syncIntervalMs: int('MODELGATE_SYNC_INTERVAL_MS', pick('MODELGATE_SYNC_INTERVAL_MS', settings.sync_interval_ms, '250'), 10, 60_000),
+    flushLagReadyMs: int('MODELGATE_FLUSH_LAG_READY_MS', env.MODELGATE_FLUSH_LAG_READY_MS ?? '30000', 1, 24 * 3_600_000),
     shutdownGraceMs: int('MODELGATE_SHUTDOWN_GRACE_MS', pick('MODELGATE_SHUTDOWN_GRACE_MS', settings.shutdown_grace_ms, '30000'), 0, 3_600_000),
     media: {
       dir: pick('MODELGATE_MEDIA_DIR', settings.media_dir, defaultMediaDir(env.DATABASE_URL)),

@@ -1,9 +1,19 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { FlushHealth } from '../store/state-sync.ts';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
 /** Prometheus metrics, served on /metrics (admin token). Labels stay low-cardinality: no key or account ids. */
-export function createMetrics(gauges: { openReservations: () => number; pendingWrites: () => number }) {
+export function createMetrics(gauges: { openReservations: () => number; pendingWrites: () => number; flush: () => FlushHealth }) {
+  // counters of the write-behind's own tallies: each collect adds what was added since the last one
+  const tally = (read: (health: FlushHealth) => number) => {
+    let seen = 0;
+    return function (this: Counter) {
+      const now = read(gauges.flush());
+      if (now > seen) this.inc(now - seen);
+      seen = now;
+    };
+  };
   const registry = new Registry();
   // the event-loop lag is sampled every 100 ms rather than prom-client's 10: a timer that woke an
   // idle gateway 100 times a second cost more CPU than a request at low traffic
@@ -63,6 +73,34 @@ export function createMetrics(gauges: { openReservations: () => number; pendingW
       collect() {
         this.set(gauges.pendingWrites());
       },
+    }),
+    flushLag: new Gauge({
+      name: 'modelgate_flush_lag_seconds',
+      help: 'Age of the oldest journal entry or usage row not yet written to the database (0: none waiting)',
+      registers: [registry],
+      collect() {
+        this.set(gauges.flush().lagMs / 1000);
+      },
+    }),
+    deadLetters: new Counter({
+      name: 'modelgate_dead_letters_total',
+      help: 'Usage rows the database refused, moved to the dead_letters table (those there at start included)',
+      registers: [registry],
+      collect: tally((health) => health.deadLetters),
+    }),
+    stuckEntries: new Gauge({
+      name: 'modelgate_journal_entries_stuck',
+      help: 'Journal entries the database refused even with a sanitised note: kept in memory and retried (should be 0)',
+      registers: [registry],
+      collect() {
+        this.set(gauges.flush().stuckEntries);
+      },
+    }),
+    failedFlushes: new Counter({
+      name: 'modelgate_flush_failures_total',
+      help: 'Write-behind flushes that failed because the database was unavailable (the batch is kept and retried)',
+      registers: [registry],
+      collect: tally((health) => health.failedFlushes),
     }),
   };
 }

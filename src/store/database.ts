@@ -8,6 +8,7 @@ import { initialMigration } from './migrations/001-initial.ts';
 import { mediaMigration } from './migrations/002-media.ts';
 import { consoleMigration } from './migrations/003-console.ts';
 import { usageUniqueMigration } from './migrations/004-usage-unique.ts';
+import { deadLettersMigration } from './migrations/005-dead-letters.ts';
 import type { Database } from './schema.ts';
 import { nodeSqliteDialect } from './sqlite-dialect.ts';
 
@@ -67,6 +68,11 @@ async function openPostgres(url: string) {
     max: 10,
     ...(schema ? { options: `-c search_path="${schema}"` } : {}),
   });
+  // A connection the server ends (a restart, a failover, pg_terminate_backend) emits 'error':
+  // unheard, that ends the process. Idle, the pool drops it; in use, its query fails (and the
+  // write-behind retries), and the pool drops it when it is released. The next query reconnects.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const where = `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}${schema ? ` (schema ${schema})` : ''}`;
   // Kysely's migrator looks for its bookkeeping tables in every schema unless told which one, and
@@ -81,6 +87,7 @@ async function migrate(store: Store, migrationSchema: string | undefined): Promi
     '002-media': mediaMigration(),
     '003-console': consoleMigration(),
     '004-usage-unique': usageUniqueMigration(),
+    '005-dead-letters': deadLettersMigration(store.dialect),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   const migrator = new Migrator({ db: store.db, provider, ...(migrationSchema && { migrationTableSchema: migrationSchema }) });

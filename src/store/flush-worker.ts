@@ -6,6 +6,8 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Kysely } from 'kysely';
+import { flushIsolating, type FlushOutcome } from './flush-isolation.ts';
+import { deadLettersRepository } from './repositories/dead-letters.ts';
 import { ledgerRepository, type WriteBatch } from './repositories/ledger.ts';
 import type { Database } from './schema.ts';
 import { nodeSqliteDialect } from './sqlite-dialect.ts';
@@ -15,7 +17,8 @@ export interface FlushRequest {
   batch: WriteBatch;
 }
 
-export type FlushReply = { id: number; written: string[] } | { id: number; error: string };
+/** the outcome with its written keys as an array; an error means "retry the whole batch" (see flushIsolating) */
+export type FlushReply = { id: number; outcome: Omit<FlushOutcome, 'written'> & { written: string[] } } | { id: number; error: string };
 
 const { path } = workerData as { path: string };
 
@@ -32,11 +35,12 @@ try {
   // not Linux, or not allowed: normal priority
 }
 const db = new Kysely<Database>({ dialect: nodeSqliteDialect(path) });
-const repository = ledgerRepository(db);
+const ledger = ledgerRepository(db);
+const deadLetters = deadLettersRepository(db);
 
 parentPort!.on('message', (request: FlushRequest) => {
-  repository.flush(request.batch).then(
-    ({ written }) => parentPort!.postMessage({ id: request.id, written: [...written] } satisfies FlushReply),
+  flushIsolating(ledger, deadLetters, request.batch).then(
+    (outcome) => parentPort!.postMessage({ id: request.id, outcome: { ...outcome, written: [...outcome.written] } } satisfies FlushReply),
     (error: unknown) => parentPort!.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies FlushReply),
   );
 });

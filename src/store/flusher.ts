@@ -1,11 +1,18 @@
 import { Worker } from 'node:worker_threads';
 import type { Store } from './database.ts';
+import { flushIsolating, type FlushOutcome } from './flush-isolation.ts';
 import type { FlushReply, FlushRequest } from './flush-worker.ts';
-import { ledgerRepository, type FlushResult, type WriteBatch } from './repositories/ledger.ts';
+import { deadLettersRepository } from './repositories/dead-letters.ts';
+import { ledgerRepository, type WriteBatch } from './repositories/ledger.ts';
+import type { Database } from './schema.ts';
+import type { Kysely } from 'kysely';
 
-/** Writes one write-behind batch in one transaction (see ledgerRepository.flush). */
+/**
+ * Writes one write-behind batch: in one transaction, or, when rows of it are refused, around
+ * them (flushIsolating). Rejects when the database is unavailable: the caller retries the batch.
+ */
 export interface Flusher {
-  flush(batch: WriteBatch): Promise<FlushResult>;
+  flush(batch: WriteBatch): Promise<FlushOutcome>;
   close(): Promise<void>;
   /** usage rows should be queued encoded (encodeUsageRow): this flusher sends them to another thread */
   readonly takesEncodedUsage?: boolean;
@@ -19,8 +26,14 @@ export interface Flusher {
 export function createFlusher(store: Store): Flusher {
   const path = store.sqlitePath;
   if (store.dialect === 'sqlite' && path && path !== ':memory:') return new WorkerFlusher(path);
-  const repository = ledgerRepository(store.db);
-  return { flush: (batch) => repository.flush(batch), close: async () => undefined };
+  return inPlaceFlusher(store.db);
+}
+
+/** A flusher on this connection, on this thread. */
+export function inPlaceFlusher(db: Kysely<Database>): Flusher {
+  const ledger = ledgerRepository(db);
+  const deadLetters = deadLettersRepository(db);
+  return { flush: (batch) => flushIsolating(ledger, deadLetters, batch), close: async () => undefined };
 }
 
 /**
@@ -31,7 +44,7 @@ export function createFlusher(store: Store): Flusher {
 class WorkerFlusher implements Flusher {
   readonly takesEncodedUsage = true;
   private worker: Worker | undefined;
-  private readonly pending = new Map<number, { resolve(result: FlushResult): void; reject(error: Error): void }>();
+  private readonly pending = new Map<number, { resolve(result: FlushOutcome): void; reject(error: Error): void }>();
   private nextId = 1;
   private closed = false;
   private readonly path: string;
@@ -40,7 +53,7 @@ class WorkerFlusher implements Flusher {
     this.path = path;
   }
 
-  flush(batch: WriteBatch): Promise<FlushResult> {
+  flush(batch: WriteBatch): Promise<FlushOutcome> {
     if (this.closed) return Promise.reject(new Error('the flusher is closed'));
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
@@ -66,7 +79,7 @@ class WorkerFlusher implements Flusher {
       if (!waiter) return;
       this.pending.delete(reply.id);
       if ('error' in reply) waiter.reject(new Error(reply.error));
-      else waiter.resolve({ written: new Set(reply.written) });
+      else waiter.resolve({ ...reply.outcome, written: new Set(reply.outcome.written) });
     });
     worker.on('error', (error) => this.failAll(error));
     worker.on('exit', (code) => {

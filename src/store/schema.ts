@@ -109,6 +109,19 @@ export interface UsageTable {
   session_id: string | null;
 }
 
+/** A row the write-behind flush could not write (migration 005): kept for an operator, with the database's error. */
+export interface DeadLettersTable {
+  id: Generated<number>;
+  /** the table the row was bound for (`usage_log`) */
+  table_name: string;
+  /** the row's identity there (a usage row's request id) */
+  row_key: string;
+  error: string;
+  /** the row's columns as JSON text */
+  row_json: string;
+  created_at: Int;
+}
+
 export interface GatewaySecretsTable {
   name: string;
   value: string;
@@ -171,6 +184,7 @@ export interface Database extends ConsoleTables {
   api_keys: ApiKeysTable;
   ledger: LedgerTable;
   usage_log: UsageTable;
+  dead_letters: DeadLettersTable;
   gateway_secrets: GatewaySecretsTable;
   media_objects: MediaObjectsTable;
   video_jobs: VideoJobsTable;

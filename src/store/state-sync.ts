@@ -4,12 +4,15 @@ import type { AccountRecord } from './repositories/accounts.ts';
 import { accountsRepository } from './repositories/accounts.ts';
 import type { ApiKeyRecord } from './repositories/api-keys.ts';
 import { apiKeysRepository } from './repositories/api-keys.ts';
-import { encodeUsageRow, ledgerRepository, type KeyTouch, type LedgerEntry, type WriteBatch } from './repositories/ledger.ts';
+import { deadLettersRepository } from './repositories/dead-letters.ts';
+import { encodeUsageRow, type KeyTouch, type LedgerEntry, type WriteBatch } from './repositories/ledger.ts';
 import type { ModelOverrideRecord } from './repositories/model-overrides.ts';
 import { modelOverridesRepository } from './repositories/model-overrides.ts';
 import type { ProviderRecord } from './repositories/providers.ts';
 import { providersRepository } from './repositories/providers.ts';
-import type { Flusher } from './flusher.ts';
+import { inPlaceFlusher, type Flusher } from './flusher.ts';
+import { RowGuard } from './row-guard.ts';
+import type { FlushOutcome } from './flush-isolation.ts';
 import type { Database, NewUsageRow } from './schema.ts';
 
 /** Where changes land in memory. */
@@ -22,10 +25,33 @@ export interface SyncListener {
   flushed(entries: LedgerEntry[], written: Set<string>): void;
 }
 
+/** How the write-behind is doing, for /readyz and /metrics. */
+export interface FlushHealth {
+  /** age of the oldest journal entry or usage row not yet in the database (0: none waiting) */
+  lagMs: number;
+  /** journal entries and usage rows waiting */
+  pending: number;
+  /** usage rows in dead_letters: those there when this instance started, plus those it added */
+  deadLetters: number;
+  /** journal entries the database refused even sanitised, kept in memory and retried */
+  stuckEntries: number;
+  /** flushes that failed because the database was unavailable (each retried with backoff) */
+  failedFlushes: number;
+}
+
+/** the longest wait between two attempts of a flush that failed because the database was unavailable */
+const MAX_RETRY_DELAY_MS = 10_000;
+
 /**
  * The only link between the request path and the database. Writes (journal, usage, key
  * last-use) queue in memory and go out in one transaction per cycle; each cycle then pulls
  * every row changed since the last one (on any instance) into memory. Cycles never overlap.
+ *
+ * Rows are fitted to their columns when they are queued (RowGuard). A row the database still
+ * refuses is set aside by the flush (flushIsolating: a usage row to dead_letters, a journal
+ * entry written with a sanitised note, or kept here and retried), so the rest of its batch is
+ * written. When the database is unavailable the whole batch stays queued and is retried with
+ * backoff; the committed state is still pulled in, so readers (refresh) answer from it.
  */
 export class StateSync {
   private readonly db: Kysely<Database>;
@@ -40,6 +66,16 @@ export class StateSync {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private readonly flusher: Flusher;
+  private readonly guard: RowGuard;
+  /** when the oldest write of `batch` was queued (0: none), and that of the batch being flushed */
+  private queuedSince = 0;
+  private flushingSince = 0;
+  /** consecutive flushes failed on an unavailable database, and when the next may run */
+  private failures = 0;
+  private retryAt = 0;
+  private deadLetters = 0;
+  private stuck = 0;
+  private failedFlushes = 0;
 
   /** `flusher`: where batches are written (default: in place, on this connection) */
   constructor(db: Kysely<Database>, listener: SyncListener, log: Logger, intervalMs: number, flusher?: Flusher) {
@@ -47,15 +83,21 @@ export class StateSync {
     this.listener = listener;
     this.log = log;
     this.intervalMs = intervalMs;
-    const repository = ledgerRepository(db);
-    this.flusher = flusher ?? { flush: (batch) => repository.flush(batch), close: async () => undefined };
+    this.flusher = flusher ?? inPlaceFlusher(db);
+    this.guard = new RowGuard((column, problem) => this.log.warn({ column, problem }, 'a value did not fit its column and was adjusted (reported once)'));
   }
 
   enqueue(entry: LedgerEntry): void {
+    // fitted to its columns in place, first: the ledger applies the amount after this (Ledger.apply)
+    this.guard.entry(entry);
+    if (this.queuedSince === 0) this.queuedSince = Date.now();
     this.batch.entries.push(entry);
   }
 
+  /** Queues a usage row, first fitted to its columns in place. */
   recordUsage(row: NewUsageRow): void {
+    this.guard.usage(row);
+    if (this.queuedSince === 0) this.queuedSince = Date.now();
     this.batch.usage.push(this.flusher.takesEncodedUsage ? encodeUsageRow(row) : row);
   }
 
@@ -68,20 +110,50 @@ export class StateSync {
     return this.batch.entries.length + this.batch.usage.length;
   }
 
+  health(): FlushHealth {
+    const since = this.flushingSince === 0 ? this.queuedSince : this.queuedSince === 0 ? this.flushingSince : Math.min(this.flushingSince, this.queuedSince);
+    return {
+      lagMs: since === 0 ? 0 : Math.max(0, Date.now() - since),
+      pending: this.pendingWrites,
+      deadLetters: this.deadLetters,
+      stuckEntries: this.stuck,
+      failedFlushes: this.failedFlushes,
+    };
+  }
+
   /** Loads everything, then keeps cycling in the background. */
   async start(): Promise<void> {
+    this.deadLetters = await deadLettersRepository(this.db).count();
     await this.now();
     this.timer = setInterval(() => {
       if (this.running) return;
       // a failed cycle is logged and retried on the next tick; it must never crash the process
-      this.now().catch((error: unknown) => this.log.error({ err: error }, 'state sync cycle failed'));
+      this.refresh().catch((error: unknown) => this.log.error({ err: error }, 'state sync cycle failed'));
     }, this.intervalMs);
     this.timer.unref();
   }
 
-  /** Runs a full cycle (after any running one): pending writes are durable and changes applied when it resolves. */
+  /**
+   * Runs a full cycle (after any running one): pending writes are durable and changes applied
+   * when it resolves. Rejects when the writes could not be flushed: for callers that promise
+   * durability (a credit); readers use refresh().
+   */
   now(): Promise<void> {
-    const next = this.chain.then(() => this.cycle());
+    return this.run(true);
+  }
+
+  /**
+   * Runs a full cycle for a reader: pending writes are flushed if the database takes them (not
+   * while a failed flush waits for its retry), and changes are pulled in either way. Rejects only
+   * when the database cannot be read, never because a flush failed: answers come from what is
+   * committed.
+   */
+  refresh(): Promise<void> {
+    return this.run(false);
+  }
+
+  private run(durable: boolean): Promise<void> {
+    const next = this.chain.then(() => this.cycle(durable));
     this.chain = next.catch(() => undefined);
     return next;
   }
@@ -96,11 +168,21 @@ export class StateSync {
     }
   }
 
-  private async cycle(): Promise<void> {
+  /** `durable`: flush even while a failed flush waits for its retry, and reject when the flush fails */
+  private async cycle(durable: boolean): Promise<void> {
     this.running = true;
     try {
-      await this.flush();
+      let failure: unknown;
+      if (durable || Date.now() >= this.retryAt) {
+        try {
+          await this.flush();
+        } catch (error) {
+          failure = error ?? new Error('flush failed');
+        }
+      }
+      // the committed state is pulled in even when the flush failed
       await this.poll();
+      if (failure !== undefined && durable) throw failure;
     } finally {
       this.running = false;
     }
@@ -112,18 +194,49 @@ export class StateSync {
     if (entries.length === 0 && usage.length === 0 && lastUse.size === 0) return;
     this.batch = { entries: [], usage: [] };
     this.lastUse = new Map();
+    this.flushingSince = this.queuedSince;
+    this.queuedSince = 0;
     const touches: KeyTouch[] = Array.from(lastUse, ([keyId, lastUsedAt]) => ({ keyId, lastUsedAt }));
     const batch: WriteBatch = { entries, usage, touches };
     try {
-      const { written } = await this.flusher.flush(batch);
-      this.listener.flushed(batch.entries, written);
+      const outcome = await this.flusher.flush(batch);
+      this.failures = 0;
+      this.retryAt = 0;
+      this.setAside(outcome);
+      // entries refused even sanitised are not in the database: kept (never dropped), not reconciled
+      const stuck = outcome.stuck.length === 0 ? undefined : new Set(outcome.stuck.map((entry) => entry.entryKey));
+      this.listener.flushed(stuck ? batch.entries.filter((entry) => !stuck.has(entry.entryKey)) : batch.entries, outcome.written);
     } catch (error) {
-      // keep the writes, in order, ahead of anything queued meanwhile; the next cycle retries
+      // the database is unavailable: keep the writes, in order, ahead of anything queued
+      // meanwhile, and retry the whole batch after a backoff (nothing is set aside for this)
       this.batch = { entries: [...entries, ...this.batch.entries], usage: [...usage, ...this.batch.usage] };
       for (const touch of touches) this.touchKey(touch.keyId, touch.lastUsedAt);
-      this.log.error({ err: error, pending: this.pendingWrites }, 'write-behind flush failed; will retry');
+      this.queuedSince = this.flushingSince;
+      this.failures++;
+      this.failedFlushes++;
+      const delay = Math.min(this.intervalMs * 2 ** Math.min(this.failures - 1, 16), MAX_RETRY_DELAY_MS);
+      this.retryAt = Date.now() + delay;
+      this.log.error({ err: error, pending: this.pendingWrites, retryInMs: delay }, 'write-behind flush failed; will retry');
       throw error;
+    } finally {
+      this.flushingSince = 0;
     }
+  }
+
+  /** One log line per row the database refused; entries refused even sanitised go back to the queue, first. */
+  private setAside(outcome: FlushOutcome): void {
+    for (const letter of outcome.deadLettered) {
+      this.deadLetters++;
+      this.log.error({ requestId: letter.rowKey, error: letter.error }, 'usage row refused by the database; moved to dead_letters');
+    }
+    for (const entry of outcome.sanitised) this.log.warn({ entryKey: entry.entryKey, error: entry.error }, 'journal entry refused by the database; written with a sanitised note');
+    this.stuck = outcome.stuck.length;
+    if (this.stuck === 0) return;
+    for (const entry of outcome.stuck) {
+      this.log.error({ entryKey: entry.entryKey, accountId: entry.accountId, amountNano: entry.amountNano }, 'journal entry refused by the database even sanitised; kept in memory and retried');
+    }
+    this.batch.entries.unshift(...outcome.stuck);
+    this.queuedSince = this.queuedSince === 0 ? this.flushingSince : Math.min(this.queuedSince, this.flushingSince);
   }
 
   /**

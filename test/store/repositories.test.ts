@@ -71,7 +71,7 @@ for (const database of bothDatabases('repos')) {
         const again = await openStore(database.url);
         try {
           const migrations = (await again.db.selectFrom('kysely_migration' as never).select('name' as never).execute()) as Array<{ name: string }>;
-          assert.deepEqual(migrations.map((m) => m.name), ['001-initial', '002-media', '003-console', '004-usage-unique']);
+          assert.deepEqual(migrations.map((m) => m.name), ['001-initial', '002-media', '003-console', '004-usage-unique', '005-dead-letters']);
           const metaRows = await again.db.selectFrom('meta').selectAll().execute();
           assert.equal(metaRows.length, 1, 'the counter row is not inserted twice');
           assert.equal(await currentSeq(again), seq);
@@ -212,7 +212,7 @@ for (const database of bothDatabases('repos')) {
       const sync = new StateSync(store.db, quiet, pino({ level: 'silent' }), 60_000, {
         flush: (batch) => {
           batches.push(structuredClone(batch));
-          return ledger.flush(batch);
+          return ledger.flush(batch).then(({ written }) => ({ written, deadLettered: [], sanitised: [], stuck: [] }));
         },
         close: async () => undefined,
       });

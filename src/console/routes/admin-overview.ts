@@ -23,7 +23,7 @@ export function registerAdminOverviewRoutes(app: FastifyInstance, ctx: ConsoleCo
   const db = gateway.store.db;
 
   app.get('/console/api/admin/overview', { preHandler: requireAdminHook }, async () => {
-    await gateway.sync.now();
+    await gateway.sync.refresh();
     const now = Date.now();
     const day = { from: now - DAY_MS, to: now + 1 };
     const month = { from: Math.floor(now / DAY_MS) * DAY_MS - 29 * DAY_MS, to: now + 1 };

@@ -31,7 +31,7 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: ConsoleContext
 
   app.get<{ Querystring: Static<typeof OverviewQuery> }>('/console/api/overview', { ...opts, schema: { querystring: OverviewQuery } }, async (request) => {
     const accountId = accountOf(request);
-    await gateway.sync.now();
+    await gateway.sync.refresh();
     const now = Date.now();
     // the browser's local midnight, so "today" is the customer's today
     const dayStart = request.query.day_start ?? Math.floor(now / DAY_MS) * DAY_MS;

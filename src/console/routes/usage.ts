@@ -33,7 +33,7 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: ConsoleContext, s
 
   app.get<{ Querystring: Static<typeof SeriesQuery> }>(`${scope.prefix}/usage/series`, { preHandler: scope.preHandler, schema: { querystring: SeriesQuery } }, async (request) => {
     const { granularity = 'day', group = 'model', ...q } = request.query;
-    await gateway.sync.now();
+    await gateway.sync.refresh();
     const filter = filterOf(request, q);
     const groupBy = GROUPS[group] ?? null;
     const perAccount = filter.accountId !== undefined || filter.keyId !== undefined;
@@ -67,7 +67,7 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: ConsoleContext, s
   app.get<{ Querystring: Static<typeof RowsQuery> }>(`${scope.prefix}/usage/rows`, { preHandler: scope.preHandler, schema: { querystring: RowsQuery } }, async (request) => {
     const { limit = 50, before, ...q } = request.query;
     // read-your-writes: rows of requests that already answered are flushed first
-    await gateway.sync.now();
+    await gateway.sync.refresh();
     const rows = await usageRows(db, filterOf(request, q), limit + 1, before);
     const page = rows.slice(0, limit);
     const [keys, accounts] = await Promise.all([
@@ -81,7 +81,7 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: ConsoleContext, s
   });
 
   app.get<{ Querystring: Static<typeof ExportQuery> }>(`${scope.prefix}/usage/export.csv`, { preHandler: scope.preHandler, schema: { querystring: ExportQuery } }, async (request, reply) => {
-    await gateway.sync.now();
+    await gateway.sync.refresh();
     return sendCsv(reply, allUsageRows(db, filterOf(request, request.query)), scope.operator);
   });
 }

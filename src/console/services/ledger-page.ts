@@ -9,7 +9,7 @@ import { ledgerRowView } from '../views.ts';
  * statement (one snapshot), so the column always adds up to the balance at the top.
  */
 export async function readLedgerPage(gateway: Gateway, accountId: string, limit: number, before?: number) {
-  await gateway.sync.now();
+  await gateway.sync.refresh();
   const db = gateway.store.db;
   const rows = await gateway.repos.ledger.listByAccount(accountId, limit + 1, before);
   const page = rows.slice(0, limit);

@@ -21,9 +21,19 @@ const V1_SUFFIXES = [
 export function registerSystemRoutes(app: FastifyInstance, gateway: Gateway): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
+  // not ready while starting or stopping, and while writes wait too long for the database (its
+  // flush keeps failing): a balancer then sends requests to instances that can bill them
   app.get('/readyz', async (_request, reply) => {
-    if (!gateway.ready) return reply.code(503).send({ status: 'not ready' });
-    return { status: 'ready' };
+    const health = gateway.sync.health();
+    const flush = {
+      lag_ms: health.lagMs,
+      pending_writes: health.pending,
+      dead_letters: health.deadLetters,
+      stuck_journal_entries: health.stuckEntries,
+    };
+    if (!gateway.ready) return reply.code(503).send({ status: 'not ready', flush });
+    if (health.lagMs > gateway.config.flushLagReadyMs) return reply.code(503).send({ status: 'not ready', reason: 'flush_lag', flush });
+    return { status: 'ready', flush };
   });
 
   app.get('/metrics', { onRequest: adminAuth(gateway.config.adminToken) }, async (_request, reply) => {

@@ -65,7 +65,8 @@ export function encodeUsageRow(row: NewUsageRow): string {
   return JSON.stringify(usageValues(row));
 }
 
-function usageRowOf(queued: QueuedUsageRow): NewUsageRow {
+/** A queued usage row as a row object (decoded when it was queued as text). */
+export function usageRowOf(queued: QueuedUsageRow): NewUsageRow {
   if (typeof queued !== 'string') return queued;
   const values = JSON.parse(queued) as unknown[];
   return Object.fromEntries(USAGE_COLUMNS.map((column, i) => [column, values[i]])) as unknown as NewUsageRow;

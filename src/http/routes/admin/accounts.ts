@@ -48,7 +48,7 @@ export function registerAccountRoutes(app: FastifyInstance, gateway: Gateway): v
 
   app.get<IdParams & { Querystring: Static<typeof LedgerQuery> }>('/admin/accounts/:id/ledger', { schema: { querystring: LedgerQuery } }, async (request) => {
     const account = await findAccount(gateway, request.params.id);
-    await gateway.sync.now();
+    await gateway.sync.refresh();
     const rows = await gateway.repos.ledger.listByAccount(account.id, request.query.limit ?? 100, request.query.before);
     return {
       object: 'list',

@@ -25,7 +25,7 @@ export function registerKeyRoutes(app: FastifyInstance, gateway: Gateway): void 
 
   app.get<{ Querystring: UsageQueryParams }>('/admin/usage', { schema: { querystring: UsageQuerySchema } }, async (request) => {
     // read-your-writes: rows queued by requests that already answered are flushed first
-    await gateway.sync.now();
+    await gateway.sync.refresh();
     const q = request.query;
     const rows = await gateway.repos.usage.list({
       limit: q.limit ?? 100,
