@@ -3,6 +3,8 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { KeyStore } from './auth/key-store.ts';
 import { Ledger } from './billing/ledger.ts';
+import { replaySettlements } from './billing/replay-settlements.ts';
+import { SettlementLog } from './billing/settlement-log.ts';
 import { SharedHolds } from './billing/shared-holds.ts';
 import { Catalogue } from './catalogue/catalogue.ts';
 import type { Config } from './config/env.ts';
@@ -86,6 +88,7 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
     maxConnections: config.upstream.maxConnections,
     onProviderGone: (id) => upstream.forget(id),
   });
+  let sharedHolds: SharedHolds | undefined;
   const sync: StateSync = new StateSync(
     store.db,
     {
@@ -97,11 +100,14 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
       },
       modelOverride: (record) => catalogue.applyOverride(record),
       flushed: (entries, written) => ledger.reconcile(entries, written),
+      visible: (entries, seenSeq) => sharedHolds?.visible(entries, seenSeq),
     },
     log,
     config.syncIntervalMs,
     createFlusher(store),
   );
+  const settlementLog = config.settlementLog.dir ? new SettlementLog(config.settlementLog.dir, { fsync: config.settlementLog.fsync }) : undefined;
+  sync.settlementLog = settlementLog;
   const ledger = new Ledger(sync);
   // every instance signs links with the same key: from the environment, else one kept in the database
   const signingSecret = config.media.secret ?? (await secretsRepository(store.db).getOrCreate('media-link-signing', () => randomBytes(32).toString('base64url')));
@@ -114,6 +120,7 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
   const metrics = createMetrics({ openReservations: () => ledger.openReservations, pendingWrites: () => sync.pendingWrites, flush: () => sync.health() });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
   redis?.on('error', (err) => log.warn({ err: err.message }, 'redis error; rate limits fall back to this instance'));
+  sharedHolds = redis ? new SharedHolds(redis, log, { seen: () => sync.seenSeq, ...(settlementLog && { instance: settlementLog.owner }) }) : undefined;
   const gateway: Gateway = {
     config,
     log,
@@ -137,7 +144,7 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
     upstream,
     metrics,
     redis,
-    sharedHolds: redis ? new SharedHolds(redis, log) : undefined,
+    sharedHolds,
     media,
     videoWorker: undefined as unknown as VideoWorker,
     realtime: new RealtimeSessions(config.realtime, metrics.registry),
@@ -150,6 +157,7 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
     requestTimeoutMs: config.media.upstreamTimeoutMs,
   });
   await sync.start();
+  if (settlementLog) await replaySettlements(gateway, settlementLog);
   gateway.videoWorker.start();
   return gateway;
 }

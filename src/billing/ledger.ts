@@ -2,7 +2,7 @@ import { authenticationError, insufficientQuota } from '../core/errors.ts';
 import { nanoToUsd, type Nano } from '../core/money.ts';
 import type { AccountRecord } from '../store/repositories/accounts.ts';
 import type { LedgerEntry } from '../store/repositories/ledger.ts';
-import type { LedgerKind } from '../store/schema.ts';
+import type { LedgerKind, NewUsageRow } from '../store/schema.ts';
 
 interface Balance {
   disabled: boolean;
@@ -31,7 +31,8 @@ export interface Hold {
 }
 
 export interface EntrySink {
-  enqueue(entry: LedgerEntry): void;
+  /** `usage`: the call's usage row, for the settlement log (see SettlementLog) */
+  enqueue(entry: LedgerEntry, usage?: NewUsageRow | null): void;
 }
 
 /**
@@ -102,6 +103,21 @@ export class Ledger {
     return Math.min(available, key.maxSpendNano - spend.committed - spend.local - spend.held);
   }
 
+  /**
+   * Admission's cheap check, before any work is done on a request: refuses (402, with the words
+   * `reserve` would use) when nothing at all could be reserved — the balance minus open holds is
+   * used up, or the key's spend cap is reached.
+   */
+  requireHeadroom(accountId: string, key: { id: string; maxSpendNano: Nano | null }): void {
+    const b = this.balances.get(accountId);
+    if (!b || b.committed + b.local - b.held <= 0) throw insufficientQuota('Your balance is used up. Top up your account to continue.');
+    if (key.maxSpendNano === null) return;
+    const spend = this.keySpend.get(key.id);
+    if ((spend ? spend.committed + spend.local + spend.held : 0) >= key.maxSpendNano) {
+      throw insufficientQuota(`This API key reached its spend cap of $${formatUsd(key.maxSpendNano)}. Raise the cap or use another key.`);
+    }
+  }
+
   reserve(accountId: string, key: { id: string; maxSpendNano: Nano | null } | null, amount: Nano): Hold {
     const b = this.balances.get(accountId);
     if (!b || b.disabled) throw authenticationError('The account of this API key is disabled.', 'account_disabled');
@@ -151,19 +167,31 @@ export class Ledger {
   }
 
   /** Charges `cost` (which may exceed the hold: the overrun of one request) and closes the hold. */
-  settle(hold: Hold, cost: Nano, entry: { entryKey: string; requestId: string; note?: string }): void {
+  settle(hold: Hold, cost: Nano, entry: { entryKey: string; requestId: string; note?: string; usage?: NewUsageRow }): void {
     // exactly once: a hold already settled or released is never charged (again)
     if (!this.close(hold) || cost <= 0) return;
-    this.apply({
-      entryKey: entry.entryKey,
-      accountId: hold.accountId,
-      keyId: hold.keyId,
-      requestId: entry.requestId,
-      kind: 'charge',
-      amountNano: -cost,
-      note: entry.note ?? null,
-      createdAt: Date.now(),
-    });
+    this.apply(
+      {
+        entryKey: entry.entryKey,
+        accountId: hold.accountId,
+        keyId: hold.keyId,
+        requestId: entry.requestId,
+        kind: 'charge',
+        amountNano: -cost,
+        note: entry.note ?? null,
+        createdAt: Date.now(),
+      },
+      entry.usage ?? null,
+    );
+  }
+
+  /**
+   * An entry a process that died had logged but maybe not committed (SettlementLog): applied
+   * and queued again; the database writes it at most once (entry keys are unique), and
+   * `reconcile` takes it back out of `local` when it was already there.
+   */
+  replay(entry: LedgerEntry, usage: NewUsageRow | null): void {
+    this.apply(entry, usage);
   }
 
   release(hold: Hold): void {
@@ -195,10 +223,10 @@ export class Ledger {
     }
   }
 
-  private apply(entry: LedgerEntry): void {
+  private apply(entry: LedgerEntry, usage: NewUsageRow | null = null): void {
     // queued first: the sink fits the entry to its columns in place (a NaN or out-of-range amount
     // becomes a finite integer), and the balance must move by what the journal will hold
-    this.sink.enqueue(entry);
+    this.sink.enqueue(entry, usage);
     const b = this.balances.get(entry.accountId);
     if (b) b.local += entry.amountNano;
     if (entry.keyId && entry.kind === 'charge') this.spendOf(entry.keyId).local -= entry.amountNano;

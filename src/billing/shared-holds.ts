@@ -2,96 +2,291 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { insufficientQuota } from '../core/errors.ts';
+import type { LedgerEntry } from '../store/repositories/ledger.ts';
 
 /**
- * Balance reservations shared by every instance through Redis (REDIS_URL). Each instance keeps
- * its own holds in memory (the Ledger); this adds the holds of the other instances, so that
- * concurrent requests of one account on several instances cannot together overspend.
+ * One balance for every instance (REDIS_URL). Each instance keeps its balances and holds in
+ * memory (the Ledger) and learns the others' charges from the database, one flush and one poll
+ * later (up to two sync intervals). What Redis adds is everything in between, so that an
+ * admission on any instance counts every reservation and every charge made anywhere:
  *
- * Per account, one sorted set of `<instance>|<hold id>|<amount>` members. An instance proves it
- * is alive with a heartbeat key; the admission script drops the holds of instances whose
- * heartbeat expired (a crashed instance's reservations vanish within HEARTBEAT_TTL), so no
- * reservation outlives its instance for long.
+ * - holds, `mg:holds:<account>`: a sorted set of `<instance>|<hold id>|<amount>` (score: when the
+ *   hold lapses). A hold lives as long as its work: a request, a stream, a realtime response, a
+ *   video job (which takes it over, `takeOver`, and settles it when the job ends, on whichever
+ *   instance then holds the job's lease).
+ * - pending charges, `mg:charges:<account>`: at settlement the hold becomes a charge
+ *   `<entry key>|<instance>|<cost>` in one atomic step (`settle`), scored PENDING + time while
+ *   its journal entry waits for the flush; once the entry is committed and the settling instance
+ *   has polled past it, the score becomes that change counter value (`visible`): an instance whose
+ *   view (its state sync's seen counter) reaches it has the charge in its balance already, any
+ *   other still counts it. Charges every live instance has seen are trimmed.
+ *
+ * Admission (`acquire`, one round trip) passes the caller's balance and seen counter; the script
+ * refuses when that balance minus every live instance's holds minus the other instances' charges
+ * beyond the caller's view cannot cover the amount (the caller's own charges are in its balance).
+ *
+ * Why pending charges rather than a running balance kept in Redis: the database stays the one
+ * source of the balance (credits, corrections and the journal are written there and nowhere
+ * else), and a Redis restart or flush loses only what is in flight for a few hundred ms rather
+ * than the balance itself. An instance proves it is alive with a heartbeat key: holds of an
+ * instance whose heartbeat lapsed are dropped (its work died with it); its pending charges stay
+ * (the money was spent) until the process that replays its settlement log marks them visible, or
+ * CHARGE_TTL passes; a video job's hold stays until the job's deadline, since the job lives on in
+ * the database and another instance takes it over (`takeOver` replaces the dead instance's). Redis failures admit on the local ledger alone (fail open) and are logged.
+ *
+ * For realtime and other long work: `acquire` a hold, `extend` it to a larger amount (checked
+ * like an admission, one round trip), then `settle` it into the response's charge or `release`
+ * it: each hold is closed exactly once, whichever is called first.
  */
 
 const HEARTBEAT_MS = 2_000;
 const HEARTBEAT_TTL_MS = 6_000;
 /** a hold older than this is dropped even if its instance lives (a request never takes longer) */
 const HOLD_TTL_MS = 60 * 60 * 1000;
+/** a charge nobody marked visible (its process died and its log was never replayed) stops counting after this */
+const CHARGE_TTL_MS = 60 * 60 * 1000;
+/** pending charges score above every change counter value: PENDING + when they were made */
+const PENDING = 1e15;
 
-const ADMIT = `
-local key = KEYS[1]
+const LIVE = `
+local alive = {}
+local function live(instance)
+  if alive[instance] == nil then alive[instance] = redis.call('EXISTS', 'mg:instance:' .. instance) == 1 end
+  return alive[instance]
+end
+`;
+
+const ADMIT = `${LIVE}
+local holds, charges = KEYS[1], KEYS[2]
 local now = tonumber(ARGV[1])
 local amount = tonumber(ARGV[2])
 local balance = tonumber(ARGV[3])
-local member = ARGV[4]
+local member, me, seen, replace = ARGV[4], ARGV[5], ARGV[6], ARGV[7]
 -- the caller is alive by definition: renew its heartbeat before judging the others
-redis.call('SET', 'mg:instance:' .. ARGV[5], '1', 'PX', ${HEARTBEAT_TTL_MS})
-redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+redis.call('SET', 'mg:instance:' .. me, '1', 'PX', ${HEARTBEAT_TTL_MS})
+redis.call('HSET', 'mg:seen', me, seen)
+redis.call('ZREMRANGEBYSCORE', holds, '-inf', now)
 local held = 0
-local alive = {}
-for _, m in ipairs(redis.call('ZRANGE', key, 0, -1)) do
-  local instance, value = string.match(m, '^([^|]+)|[^|]+|(%d+)$')
-  if alive[instance] == nil then alive[instance] = redis.call('EXISTS', 'mg:instance:' .. instance) == 1 end
-  if alive[instance] then held = held + tonumber(value) else redis.call('ZREM', key, m) end
+for _, m in ipairs(redis.call('ZRANGE', holds, 0, -1)) do
+  if m ~= replace then
+    local instance, value = string.match(m, '^([^|]+)|.+|(%d+)$')
+    -- a job's hold outlives its instance (until its deadline): another instance takes the job over
+    if instance and (live(instance) or string.find(m, '|job:', 1, true)) then held = held + tonumber(value) else redis.call('ZREM', holds, m) end
+  end
 end
-if balance - held < amount then return held end
-redis.call('ZADD', key, now + ${HOLD_TTL_MS}, member)
-redis.call('PEXPIRE', key, ${HOLD_TTL_MS})
+-- charges made on other instances that the caller's balance does not include yet
+local pending = 0
+local list = redis.call('ZRANGEBYSCORE', charges, '(' .. seen, '+inf', 'WITHSCORES')
+for i = 1, #list, 2 do
+  local m, score = list[i], tonumber(list[i + 1])
+  local instance, cost = string.match(m, '|([^|]+)|(%d+)$')
+  if score >= ${PENDING} and score - ${PENDING} + ${CHARGE_TTL_MS} < now then redis.call('ZREM', charges, m)
+  elseif instance ~= me then pending = pending + tonumber(cost) end
+end
+if balance - held - pending < amount then return held + pending end
+if replace ~= '' then redis.call('ZREM', holds, replace) end
+redis.call('ZADD', holds, now + ${HOLD_TTL_MS}, member)
+redis.call('PEXPIRE', holds, ${HOLD_TTL_MS})
 return -1
 `;
 
+/** hold → pending charge, atomically (no moment where neither counts) */
+const SETTLE = `
+if ARGV[1] ~= '' then redis.call('ZREM', KEYS[1], ARGV[1]) end
+redis.call('ZADD', KEYS[2], ${PENDING} + tonumber(ARGV[3]), ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ${CHARGE_TTL_MS})
+`;
+
+/** a job's hold registered by the instance now working on it, in place of any earlier one */
+const TAKE_OVER = `
+local tag = '|' .. ARGV[3] .. '|'
+for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  if m == ARGV[4] or string.find(m, tag, 1, true) then redis.call('ZREM', KEYS[1], m) end
+end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) - tonumber(ARGV[5]) then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) - tonumber(ARGV[5])) end
+`;
+
+/** charges committed and seen by their instance up to ARGV[1]; then those every live instance has seen go */
+const VISIBLE = `${LIVE}
+for i = 2, #ARGV do redis.call('ZADD', KEYS[1], 'XX', ARGV[1], ARGV[i]) end
+local least = nil
+local seen = redis.call('HGETALL', 'mg:seen')
+for i = 1, #seen, 2 do
+  if live(seen[i]) then
+    local value = tonumber(seen[i + 1])
+    if least == nil or value < least then least = value end
+  else
+    redis.call('HDEL', 'mg:seen', seen[i])
+  end
+end
+if least ~= nil then redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', least) end
+`;
+
+/** A hold registered in Redis; closed (settled or released) exactly once. */
 export interface SharedHold {
   accountId: string;
   member: string;
+  amount: number;
+  open: boolean;
+}
+
+type Scripted = Redis & {
+  mgAdmitHold(holds: string, charges: string, ...args: Array<string | number>): Promise<number>;
+  mgSettleHold(holds: string, charges: string, hold: string, charge: string, at: number): Promise<unknown>;
+  mgTakeOverHold(holds: string, member: string, expiresAt: number, tag: string, replace: string, now: number): Promise<unknown>;
+  mgChargesVisible(charges: string, seq: number, ...members: string[]): Promise<unknown>;
+};
+
+export interface SharedHoldsOptions {
+  /** this instance's id (its settlement log owner, so that a replay can mark its charges); default random */
+  instance?: string;
+  /** the change counter up to which this instance's balances include every committed change */
+  seen: () => number;
 }
 
 export class SharedHolds {
-  private readonly redis: Redis;
+  private readonly redis: Scripted;
   private readonly log: Logger;
-  private readonly instance = randomUUID().slice(0, 13);
+  readonly instance: string;
+  private readonly seen: () => number;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(redis: Redis, log: Logger) {
-    this.redis = redis;
+  constructor(redis: Redis, log: Logger, options: SharedHoldsOptions = { seen: () => 0 }) {
+    this.redis = redis as Scripted;
     this.log = log;
-    redis.defineCommand('mgAdmitHold', { numberOfKeys: 1, lua: ADMIT });
-    const beat = () => void redis.set(`mg:instance:${this.instance}`, '1', 'PX', HEARTBEAT_TTL_MS).catch(() => undefined);
+    this.instance = options.instance ?? randomUUID().slice(0, 13);
+    this.seen = options.seen;
+    redis.defineCommand('mgAdmitHold', { numberOfKeys: 2, lua: ADMIT });
+    redis.defineCommand('mgSettleHold', { numberOfKeys: 2, lua: SETTLE });
+    redis.defineCommand('mgTakeOverHold', { numberOfKeys: 1, lua: TAKE_OVER });
+    redis.defineCommand('mgChargesVisible', { numberOfKeys: 1, lua: VISIBLE });
+    const beat = () =>
+      void redis
+        .multi()
+        .set(`mg:instance:${this.instance}`, '1', 'PX', HEARTBEAT_TTL_MS)
+        .hset('mg:seen', this.instance, this.seen())
+        .exec()
+        .catch(() => undefined);
     redis.on('ready', beat);
     this.timer = setInterval(beat, HEARTBEAT_MS);
     this.timer.unref();
   }
 
   /**
-   * Registers `amount` against the account unless every instance's holds together leave less
-   * than that of `balanceNano`. A Redis failure admits the request (the local ledger still
-   * guards this instance) rather than taking the service down with the cache.
+   * Registers `amount` against the account unless every instance's holds and the charges not yet
+   * in `balanceNano` together leave less than that. A Redis failure admits the request (the local
+   * ledger still guards this instance) rather than taking the service down with the cache.
    */
   async acquire(accountId: string, amount: number, balanceNano: number): Promise<SharedHold | undefined> {
-    const member = `${this.instance}|${randomUUID()}|${amount}`;
-    let result: number;
-    try {
-      const redis = this.redis as Redis & { mgAdmitHold(key: string, ...args: Array<string | number>): Promise<number> };
-      result = await redis.mgAdmitHold(holdsKey(accountId), Date.now(), amount, balanceNano, member, this.instance);
-    } catch (error) {
-      this.log.warn({ err: (error as Error).message }, 'shared holds unavailable; admitting on the local ledger only');
-      return undefined;
+    const hold: SharedHold = { accountId, member: `${this.instance}|${randomUUID()}|${amount}`, amount, open: true };
+    return (await this.admit(hold, balanceNano, '')) ? hold : undefined;
+  }
+
+  /**
+   * Grows an open hold to `amount`, checked like an admission (the hold's old amount no longer
+   * counts against it); throws 402 when refused, leaving the hold as it was.
+   */
+  async extend(hold: SharedHold | undefined, amount: number, balanceNano: number): Promise<void> {
+    if (!hold?.open || amount <= hold.amount) return;
+    const grown = `${this.instance}|${randomUUID()}|${amount}`;
+    const replaced = hold.member;
+    const next: SharedHold = { ...hold, member: grown, amount };
+    if (await this.admit(next, balanceNano, replaced)) {
+      hold.member = grown;
+      hold.amount = amount;
     }
-    if (result >= 0) {
-      throw insufficientQuota('Insufficient balance: requests in flight on other gateway instances already reserve it. Retry shortly or top up.');
+  }
+
+  /**
+   * The hold becomes the charge `entryKey` of `costNano` (in one step: at no moment does neither
+   * count), pending until `visible`. A charge without a hold (Redis was down at admission, or work
+   * the gateway could not refuse) is registered all the same. Not awaited: sent before the answer ends.
+   */
+  settle(hold: SharedHold | undefined, accountId: string, entryKey: string, costNano: number): void {
+    if (hold && !hold.open) return;
+    if (hold) hold.open = false;
+    if (costNano <= 0) {
+      if (hold) this.remove(hold);
+      return;
     }
-    return { accountId, member };
+    const charge = chargeMember(entryKey, this.instance, costNano);
+    this.redis
+      .mgSettleHold(holdsKey(accountId), chargesKey(accountId), hold?.member ?? '', charge, Date.now())
+      .catch((error: unknown) => this.log.warn({ err: (error as Error).message, entryKey }, 'shared holds: a settled charge could not be registered'));
   }
 
   release(hold: SharedHold | undefined): void {
-    if (!hold) return;
-    void this.redis.zrem(holdsKey(hold.accountId), hold.member).catch(() => undefined);
+    if (!hold?.open) return;
+    hold.open = false;
+    this.remove(hold);
+  }
+
+  /**
+   * A job's hold, registered by the instance now responsible for the job (the one that accepted
+   * it, or one that took it over after a restart or a crash), in place of any earlier registration
+   * of the same job. Never refused: the money was set aside when the job was accepted. `previous`:
+   * the request's own hold, which this one replaces.
+   */
+  takeOver(accountId: string, jobId: string, amount: number, expiresAt: number, previous?: SharedHold): SharedHold {
+    const tag = `job:${jobId}`;
+    const hold: SharedHold = { accountId, member: `${this.instance}|${tag}|${amount}`, amount, open: true };
+    if (previous) previous.open = false;
+    this.redis
+      .mgTakeOverHold(holdsKey(accountId), hold.member, expiresAt, tag, previous?.member ?? '', Date.now())
+      .catch((error: unknown) => this.log.warn({ err: (error as Error).message, jobId }, 'shared holds: a job hold could not be registered'));
+    return hold;
+  }
+
+  /**
+   * Journal entries committed and polled back up to `seenSeq`: an instance whose view reaches
+   * that far no longer counts them. `instance`: whose charges they were (default this one; a
+   * replay marks those of the dead process whose log it replayed).
+   */
+  visible(entries: LedgerEntry[], seenSeq: number, instance = this.instance): void {
+    const byAccount = new Map<string, string[]>();
+    for (const entry of entries) {
+      if (entry.kind !== 'charge' || entry.amountNano >= 0) continue;
+      const members = byAccount.get(entry.accountId);
+      const member = chargeMember(entry.entryKey, instance, -entry.amountNano);
+      if (members) members.push(member);
+      else byAccount.set(entry.accountId, [member]);
+    }
+    if (byAccount.size === 0) return;
+    const pipeline = this.redis.pipeline() as unknown as { mgChargesVisible(key: string, seq: number, ...members: string[]): void; exec(): Promise<unknown> };
+    for (const [accountId, members] of byAccount) pipeline.mgChargesVisible(chargesKey(accountId), seenSeq, ...members);
+    pipeline.exec().catch((error: unknown) => this.log.warn({ err: (error as Error).message }, 'shared holds: committed charges could not be marked'));
   }
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await this.redis.del(`mg:instance:${this.instance}`).catch(() => undefined);
+    await this.redis
+      .multi()
+      .del(`mg:instance:${this.instance}`)
+      .hdel('mg:seen', this.instance)
+      .exec()
+      .catch(() => undefined);
+  }
+
+  private async admit(hold: SharedHold, balanceNano: number, replace: string): Promise<boolean> {
+    let result: number;
+    try {
+      result = await this.redis.mgAdmitHold(holdsKey(hold.accountId), chargesKey(hold.accountId), Date.now(), hold.amount, balanceNano, hold.member, this.instance, this.seen(), replace);
+    } catch (error) {
+      this.log.warn({ err: (error as Error).message }, 'shared holds unavailable; admitting on the local ledger only');
+      return false;
+    }
+    if (result >= 0) {
+      throw insufficientQuota('Insufficient balance: requests in flight or just charged on other gateway instances already use it. Retry shortly or top up.');
+    }
+    return true;
+  }
+
+  private remove(hold: SharedHold): void {
+    void this.redis.zrem(holdsKey(hold.accountId), hold.member).catch(() => undefined);
   }
 }
 
 const holdsKey = (accountId: string) => `mg:holds:${accountId}`;
+const chargesKey = (accountId: string) => `mg:charges:${accountId}`;
+const chargeMember = (entryKey: string, instance: string, cost: number) => `${entryKey}|${instance}|${cost}`;

@@ -1,4 +1,5 @@
 import type { Hold } from '../billing/ledger.ts';
+import type { SharedHold } from '../billing/shared-holds.ts';
 import { priceOf } from '../catalogue/pricing.ts';
 import type { VideoPoll } from '../core/ir/media.ts';
 import { emptyUsage } from '../core/usage.ts';
@@ -29,11 +30,14 @@ const BATCH = 50;
  * taken at submission is held here (restored from the job row after a restart) until the job
  * ends: completed → the seconds actually made are charged (once: the journal entry key is the
  * job's id); failed, refused or timed out → the hold is released and nothing is charged.
+ * Across instances (REDIS_URL) the job's shared hold moves with it: registered under the job by
+ * whichever instance works on it (in place of the request's, or of an instance that lost the
+ * lease), and turned into the job's pending charge or released when it ends.
  */
 export class VideoWorker {
   private readonly gateway: Gateway;
   private readonly options: VideoWorkerOptions;
-  private readonly holds = new Map<string, Hold>();
+  private readonly holds = new Map<string, { hold: Hold; shared: SharedHold | undefined }>();
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
 
@@ -46,9 +50,10 @@ export class VideoWorker {
     return this.options.instanceId;
   }
 
-  /** A job accepted by this instance: its reservation is now the worker's to settle. */
-  adopt(jobId: string, hold: Hold): void {
-    this.holds.set(jobId, hold);
+  /** A job accepted by this instance: its reservations (this instance's and the shared one) are now the worker's to settle. */
+  adopt(job: Pick<VideoJobRow, 'id' | 'account_id' | 'deadline_at'>, hold: Hold, shared: SharedHold | undefined): void {
+    const taken = shared && this.gateway.sharedHolds?.takeOver(job.account_id, job.id, hold.amount, job.deadline_at, shared);
+    this.holds.set(job.id, { hold, shared: taken });
   }
 
   start(): void {
@@ -89,16 +94,16 @@ export class VideoWorker {
   private async work(job: VideoJobRow, now: number): Promise<void> {
     const repo = this.gateway.repos.videoJobs;
     if (!(await repo.lease(job.id, this.options.instanceId, now, now + this.options.leaseMs))) return;
-    const hold = this.holdOf(job);
-    if (now >= job.deadline_at) return this.fail(job, hold, 'timeout', 'The video was not finished in time; nothing was charged.');
+    const { hold, shared } = this.holdOf(job);
+    if (now >= job.deadline_at) return this.fail(job, hold, shared, 'timeout', 'The video was not finished in time; nothing was charged.');
     const provider = this.gateway.router.get(job.provider_id);
     const codec = provider?.adapter.operations.videos;
-    if (!provider || !codec) return this.fail(job, hold, 'provider_unavailable', 'The provider that accepted this job is gone; nothing was charged.');
+    if (!provider || !codec) return this.fail(job, hold, shared, 'provider_unavailable', 'The provider that accepted this job is gone; nothing was charged.');
     const ref: JobRef = { upstreamId: job.upstream_id, upstreamModel: job.upstream_model };
 
     const response = await this.send(provider, codec.poll.prepare(ref));
     const body = await response.body.readAll(1024 * 1024);
-    if (response.status === 404) return this.fail(job, hold, 'upstream_job_lost', 'The upstream no longer knows this job; nothing was charged.');
+    if (response.status === 404) return this.fail(job, hold, shared, 'upstream_job_lost', 'The upstream no longer knows this job; nothing was charged.');
     if (response.status >= 400) throw new Error(`upstream answered a poll with HTTP ${response.status}`);
     const poll = codec.poll.decode(ref, body);
     switch (poll.state) {
@@ -108,9 +113,9 @@ export class VideoWorker {
         }
         return;
       case 'failed':
-        return this.fail(job, hold, poll.code, poll.message);
+        return this.fail(job, hold, shared, poll.code, poll.message);
       case 'completed':
-        return this.complete(job, hold, provider, codec, ref, poll);
+        return this.complete(job, hold, shared, provider, codec, ref, poll);
       default: {
         const unknown: never = poll;
         throw new Error(`unknown poll state ${JSON.stringify(unknown)}`);
@@ -118,7 +123,7 @@ export class VideoWorker {
     }
   }
 
-  private async complete(job: VideoJobRow, hold: Hold, provider: ProviderRuntime, codec: VideoCodec, ref: JobRef, poll: Extract<VideoPoll, { state: 'completed' }>): Promise<void> {
+  private async complete(job: VideoJobRow, hold: Hold, shared: SharedHold | undefined, provider: ProviderRuntime, codec: VideoCodec, ref: JobRef, poll: Extract<VideoPoll, { state: 'completed' }>): Promise<void> {
     let bytes: Uint8Array;
     if ('bytes' in poll.download) bytes = poll.download.bytes;
     else {
@@ -136,7 +141,9 @@ export class VideoWorker {
     const usage = { ...emptyUsage(), units: seconds };
     const cost = priceOf(model.pricing, usage, { unit: 'seconds' });
     // the charge is durable before the job says so: a crash in between re-settles under the same key (a no-op)
-    this.gateway.ledger.settle(hold, cost, { entryKey: `charge:video:${job.id}`, requestId: job.request_id, note: `video ${job.id}` });
+    const entryKey = `charge:video:${job.id}`;
+    this.gateway.ledger.settle(hold, cost, { entryKey, requestId: job.request_id, note: `video ${job.id}` });
+    this.gateway.sharedHolds?.settle(shared, job.account_id, entryKey, cost);
     this.holds.delete(job.id);
     this.record(job, 200, seconds, cost, null);
     await this.gateway.sync.now();
@@ -147,8 +154,9 @@ export class VideoWorker {
     );
   }
 
-  private async fail(job: VideoJobRow, hold: Hold, code: string, message: string): Promise<void> {
+  private async fail(job: VideoJobRow, hold: Hold, shared: SharedHold | undefined, code: string, message: string): Promise<void> {
     this.gateway.ledger.release(hold);
+    this.gateway.sharedHolds?.release(shared);
     this.holds.delete(job.id);
     this.record(job, 0, 0, 0, code);
     await this.gateway.repos.videoJobs.update(
@@ -158,13 +166,17 @@ export class VideoWorker {
     );
   }
 
-  private holdOf(job: VideoJobRow): Hold {
-    let hold = this.holds.get(job.id);
-    if (!hold) {
-      hold = this.gateway.ledger.restore(job.account_id, job.key_id, job.hold_nano);
-      this.holds.set(job.id, hold);
+  /** The job's holds; registered here first when the job was accepted elsewhere or before a restart. */
+  private holdOf(job: VideoJobRow): { hold: Hold; shared: SharedHold | undefined } {
+    let held = this.holds.get(job.id);
+    if (!held) {
+      held = {
+        hold: this.gateway.ledger.restore(job.account_id, job.key_id, job.hold_nano),
+        shared: this.gateway.sharedHolds?.takeOver(job.account_id, job.id, job.hold_nano, job.deadline_at),
+      };
+      this.holds.set(job.id, held);
     }
-    return hold;
+    return held;
   }
 
   private send(provider: ProviderRuntime, request: UpstreamRequest) {

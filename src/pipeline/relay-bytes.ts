@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { ByteStream } from './codec.ts';
+import { settleCall } from './settle-call.ts';
 import { transportFailure, type AttemptResult, type AttemptScope, type UpstreamBodyStream } from './relay-sse.ts';
 
 /**
@@ -49,6 +50,7 @@ export async function relayBytes<Call, Result>(scope: AttemptScope<Call, Result>
   if (!committed) commit();
   outcome.status = 200;
   outcome.usage = info.usage;
+  settleCall(gateway, ctx, scope.op, outcome, scope.holds);
   res.end();
   return { kind: 'done' };
 }

@@ -8,6 +8,7 @@ import { relayEvents, type StreamRelay } from './codec.ts';
 import type { RequestOutcome } from './request-record.ts';
 import type { Candidate } from './router.ts';
 import type { OperationRequest, RequestContext } from './run-operation.ts';
+import { settleCall, type CallHolds } from './settle-call.ts';
 import { UpstreamTransportError } from './upstream-client.ts';
 
 /** Thrown inside an attempt when the client left: no failover, no error answer. */
@@ -30,6 +31,8 @@ export interface AttemptScope<Call, Result> {
   providerLabel: string;
   reply: FastifyReply;
   outcome: RequestOutcome;
+  /** the call's reservations: settled (settleCall) before the answer's last byte */
+  holds: CallHolds;
   clientGone: AbortSignal;
   /** the provider's circuit breaker, for this attempt (tells its result from stragglers') */
   health: { report(ok: boolean): void; cancelProbe(): void };
@@ -120,6 +123,7 @@ export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result
   outcome.status = 200;
   outcome.usage = end.usage ?? { ...emptyUsage(), inputTokens: op.estimate.inputTokens, outputTokens: relay.deliveredOutputTokens() };
   outcome.estimated = end.usage === null;
+  settleCall(gateway, ctx, op, outcome, scope.holds);
   finish(end.trailer);
   return { kind: 'done' };
 }

@@ -1,6 +1,7 @@
 import { nanoToUsd } from '../core/money.ts';
 import type { Usage } from '../core/usage.ts';
 import type { Gateway } from '../gateway.ts';
+import type { NewUsageRow } from '../store/schema.ts';
 import type { RequestContext } from './run-operation.ts';
 
 export interface RequestOutcome {
@@ -20,25 +21,7 @@ export function recordRequest(gateway: Gateway, ctx: RequestContext, endpoint: s
   const latencyMs = now - ctx.startedAt;
   const usage = outcome.usage;
   const key = ctx.principal.key;
-  gateway.sync.recordUsage({
-    request_id: ctx.requestId,
-    created_at: now,
-    account_id: ctx.principal.accountId,
-    key_id: key.id,
-    model,
-    endpoint,
-    provider_id: outcome.providerId,
-    status: outcome.status,
-    prompt_tokens: usage?.inputTokens ?? 0,
-    completion_tokens: usage?.outputTokens ?? 0,
-    cached_tokens: usage?.cachedInputTokens ?? 0,
-    units: usage?.units ?? 0,
-    cost_nano: outcome.costNano,
-    latency_ms: latencyMs,
-    estimated: outcome.estimated ? 1 : 0,
-    error_type: outcome.error,
-    session_id: null,
-  });
+  gateway.sync.recordUsage(usageRowOf(ctx, endpoint, model, outcome, now));
   gateway.sync.touchKey(key.id, now);
 
   const costUsd = nanoToUsd(outcome.costNano);
@@ -70,4 +53,28 @@ export function recordRequest(gateway: Gateway, ctx: RequestContext, endpoint: s
     m.tokens.inc({ model, direction: 'output' }, usage.outputTokens);
     if (outcome.costNano > 0) m.cost.inc({ model }, costUsd);
   }
+}
+
+/** The call's usage row as of `now` (also what the settlement log keeps of a charged call). */
+export function usageRowOf(ctx: RequestContext, endpoint: string, model: string, outcome: RequestOutcome, now: number): NewUsageRow {
+  const usage = outcome.usage;
+  return {
+    request_id: ctx.requestId,
+    created_at: now,
+    account_id: ctx.principal.accountId,
+    key_id: ctx.principal.key.id,
+    model,
+    endpoint,
+    provider_id: outcome.providerId,
+    status: outcome.status,
+    prompt_tokens: usage?.inputTokens ?? 0,
+    completion_tokens: usage?.outputTokens ?? 0,
+    cached_tokens: usage?.cachedInputTokens ?? 0,
+    units: usage?.units ?? 0,
+    cost_nano: outcome.costNano,
+    latency_ms: now - ctx.startedAt,
+    estimated: outcome.estimated ? 1 : 0,
+    error_type: outcome.error,
+    session_id: null,
+  };
 }

@@ -12,6 +12,7 @@ import { relayBytes } from './relay-bytes.ts';
 import { ClientGone, relayStream, transportFailure, type AttemptResult, type AttemptScope } from './relay-sse.ts';
 import { recordRequest, type RequestOutcome } from './request-record.ts';
 import type { Candidate, OperationName } from './router.ts';
+import { settleCall, type CallHolds } from './settle-call.ts';
 import { countTextTokens } from './token-counter.ts';
 import type { UpstreamResponse } from './upstream-client.ts';
 
@@ -27,7 +28,7 @@ export interface OperationRequest<Call, Result = never> {
    * counts them). `inputTokens` may be computed lazily (a getter) when a cheap
    * `inputTokensUpperBound` is given: the exact count is then made only when it matters.
    */
-  estimate: { inputTokens: number; outputTokens: number; units?: number; inputTokensUpperBound?: number };
+  estimate: { inputTokens: number; outputTokens: number; units?: number; inputTokensUpperBound?: number; settle?: () => Promise<void> | undefined };
   /** the client set no output cap and the model's maximum is known: the reservation chooses the cap */
   openOutputCap?: OpenOutputCap;
   /** what `usage.units` counts and how it is priced; default: tokens only */
@@ -38,7 +39,7 @@ export interface OperationRequest<Call, Result = never> {
    * Turns a decoded answer into the client's (needs I/O or a dialect's shape: stored images,
    * native predictions, video jobs). Runs before anything is charged: when it throws, nothing is.
    */
-  respond?: (decoded: DecodedResponse<Result>, info: { target: TargetInfo; hold: Hold }) => Promise<Responded>;
+  respond?: (decoded: DecodedResponse<Result>, info: { target: TargetInfo; hold: Hold; shared: SharedHold | undefined }) => Promise<Responded>;
   /** serves the operation with another operation's codec where a provider's family lacks it */
   bridge?: OperationBridge<Call>;
 }
@@ -80,6 +81,8 @@ export interface RequestContext {
   /** headers every answer carries (x-request-id) */
   responseHeaders: Record<string, string>;
   startedAt: number;
+  /** HTTP admission already counted the request against the key's requests per minute (src/http/admission.ts) */
+  requestCounted?: boolean;
 }
 
 const MAX_ERROR_BODY = 64 * 1024;
@@ -98,10 +101,9 @@ export async function runOperation<Call, Result = never>(
   reply: FastifyReply,
 ): Promise<void> {
   const key = ctx.principal.key;
-  const outcome: RequestOutcome = { status: 0, usage: null, estimated: false, providerId: null, error: null, costNano: 0 };
-  const state: { hold: Hold | undefined; holdTaken: boolean } = { hold: undefined, holdTaken: false };
-  let sharedHold: SharedHold | undefined;
+  const state: CallHolds = { hold: undefined, holdTaken: false, shared: undefined, pricing: model.pricing };
   let admittedTokens = 0;
+  const outcome: RequestOutcome = { status: 0, usage: null, estimated: false, providerId: null, error: null, costNano: 0 };
   const model = gateway.catalogue.get(op.model);
   const clientGone = new AbortController();
   const onClose = () => {
@@ -114,16 +116,19 @@ export async function runOperation<Call, Result = never>(
     if (candidates.length === 0) {
       throw modelNotFound(op.model);
     }
+    // a large prompt is counted now, off the event loop (the request was admitted before any such work)
+    const settling = op.estimate.settle?.();
+    if (settling) await settling;
     // the exact prompt count only where it decides something: a tokens-per-minute limit
     const estimatedTokens = key.tpm === null ? 0 : op.estimate.inputTokens + op.estimate.outputTokens;
     // each await is a turn of the event loop and a suspended frame: only when there is something to wait for
-    const admission = gateway.limiter.admit(key, estimatedTokens);
+    const admission = ctx.requestCounted ? gateway.limiter.admitTokens(key, estimatedTokens) : gateway.limiter.admit(key, estimatedTokens);
     if (admission) Object.assign(ctx.responseHeaders, await admission);
     admittedTokens = estimatedTokens;
     const upperBound = reservationFor(gateway, ctx, op, model.pricing);
     state.hold = gateway.ledger.reserve(ctx.principal.accountId, key, upperBound);
     const sharing = gateway.sharedHolds?.acquire(ctx.principal.accountId, upperBound, gateway.ledger.balance(ctx.principal.accountId) ?? 0);
-    if (sharing) sharedHold = await sharing;
+    if (sharing) state.shared = await sharing;
 
     let lastFailure: GatewayError | undefined;
     // a family's refusal is the answer only when no provider failed for another reason
@@ -133,6 +138,7 @@ export async function runOperation<Call, Result = never>(
     const scopeFor = (candidate: Candidate, admittedAt = Date.now()): AttemptScope<Call, Result> => ({
       gateway,
       ctx,
+      holds: state,
       op,
       provider: candidate.provider,
       providerLabel: candidate.provider.record.name,
@@ -177,16 +183,8 @@ export async function runOperation<Call, Result = never>(
     throw error;
   } finally {
     reply.raw.off('close', onClose);
-    gateway.sharedHolds?.release(sharedHold);
-    const hold = state.hold;
-    if (hold && !state.holdTaken) {
-      if (outcome.usage) {
-        outcome.costNano = priceOf(model.pricing, outcome.usage, op.meter);
-        gateway.ledger.settle(hold, outcome.costNano, { entryKey: `charge:${ctx.requestId}`, requestId: ctx.requestId });
-      } else {
-        gateway.ledger.release(hold);
-      }
-    }
+    // usually settled already, before the answer's last byte; here for the calls that ended otherwise
+    settleCall(gateway, ctx, op, outcome, state);
     if (admittedTokens > 0) {
       const used = outcome.usage ? outcome.usage.inputTokens + outcome.usage.outputTokens : 0;
       gateway.limiter.refundTokens(key, admittedTokens - used);
@@ -198,7 +196,7 @@ export async function runOperation<Call, Result = never>(
 async function attempt<Call, Result>(
   scope: AttemptScope<Call, Result>,
   candidate: Candidate,
-  state: { hold: Hold | undefined; holdTaken: boolean },
+  state: CallHolds,
 ): Promise<AttemptResult> {
   const { gateway, op, provider, providerLabel, outcome, clientGone } = scope;
   const codec = codecOf(provider, op);
@@ -250,7 +248,7 @@ async function answer<Call, Result>(
   codec: OperationCodec<Call, Result>,
   target: TargetInfo,
   response: UpstreamResponse,
-  state: { hold: Hold | undefined; holdTaken: boolean },
+  state: CallHolds,
 ): Promise<AttemptResult> {
   const { gateway, op, provider, providerLabel, reply, outcome, clientGone, ctx } = scope;
   if (response.status >= 400) {
@@ -278,7 +276,7 @@ async function answer<Call, Result>(
   scope.health.report(true);
   let answer: Responded;
   if (op.respond) {
-    answer = await op.respond(decoded, { target, hold: state.hold! });
+    answer = await op.respond(decoded, { target, hold: state.hold!, shared: state.shared });
     state.holdTaken = answer.holdTaken === true;
   } else {
     if (decoded.body === undefined) throw serverError();
@@ -288,6 +286,8 @@ async function answer<Call, Result>(
   outcome.status = status;
   if (!state.holdTaken) {
     outcome.usage = decoded.usage ?? {
+    // charged (and logged) before the answer goes out: see settleCall
+    settleCall(gateway, ctx, op, outcome, state);
       ...emptyUsage(),
       inputTokens: op.estimate.inputTokens,
       outputTokens: countTextTokens(decoded.outputText ?? ''),

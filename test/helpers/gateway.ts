@@ -65,8 +65,9 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     MODELGATE_DEMO: 'off',
     PORT: '0',
     MODELGATE_SYNC_INTERVAL_MS: '50',
-    // stored media and spooled uploads in a directory of the test's own
+    // stored media, settlement logs and spooled uploads in directories of the test's own
     MODELGATE_MEDIA_DIR: join(mkdtempSync(join(tmpdir(), 'modelgate-test-media-')), 'media'),
+    MODELGATE_SETTLEMENT_LOG_DIR: join(mkdtempSync(join(tmpdir(), 'modelgate-test-settlements-')), 'settlements'),
     MODELGATE_UPLOAD_DIR: join(tmpdir(), 'modelgate-test-uploads'),
     ...options.env,
   });

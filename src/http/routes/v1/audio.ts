@@ -17,7 +17,7 @@ export function registerAudioRoutes(app: FastifyInstance, gateway: Gateway): voi
 
   app.post('/v1/audio/transcriptions', async (request, reply) => {
     if (!request.isMultipart()) throw invalidRequest('Send the audio as multipart/form-data with the fields file and model.', 'file');
-    const form = await readMultipart(request, media.uploadDir, media.maxUploadBytes);
+    const form = await readMultipart(request, reply, media);
     try {
       const model = form.field('model');
       if (!model) throw invalidRequest("Missing required parameter: 'model'.", 'model');

@@ -47,7 +47,7 @@ export function registerImageRoutes(app: FastifyInstance, gateway: Gateway): voi
 
   async function editOrVariation(request: FastifyRequest, reply: FastifyReply, kind: 'edits' | 'variations') {
     const media = gateway.config.media;
-    const form = request.isMultipart() ? await readMultipart(request, media.uploadDir, media.maxUploadBytes) : undefined;
+    const form = request.isMultipart() ? await readMultipart(request, reply, media) : undefined;
     try {
       const json = request.body as Record<string, unknown> | undefined;
       if (!form && (typeof json !== 'object' || json === null)) throw invalidRequest('Send a JSON body (image as Base64) or a multipart form.');

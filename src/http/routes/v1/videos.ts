@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Hold } from '../../../billing/ledger.ts';
+import type { SharedHold } from '../../../billing/shared-holds.ts';
 import { invalidRequest, notFound } from '../../../core/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import type { VideoCall, VideoSubmitted } from '../../../core/ir/media.ts';
@@ -26,7 +27,7 @@ export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway): voi
   async function submit(request: FastifyRequest, reply: FastifyReply, surface: Surface, model: string, call: VideoCall) {
     const ctx = contextOf(request);
     const principal = request.principal!;
-    const respond = async (decoded: DecodedResponse<VideoSubmitted>, info: { target: TargetInfo; hold: Hold }) => {
+    const respond = async (decoded: DecodedResponse<VideoSubmitted>, info: { target: TargetInfo; hold: Hold; shared: SharedHold | undefined }) => {
       const now = Date.now();
       const job: VideoJobRow = {
         id: newId('video'),
@@ -57,7 +58,7 @@ export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway): voi
         completed_at: null,
       };
       await jobs.insert(job);
-      gateway.videoWorker.adopt(job.id, info.hold);
+      gateway.videoWorker.adopt(job, info.hold, info.shared);
       return { body: JSON.stringify(await view(job, surface)), contentType: 'application/json', holdTaken: true };
     };
     await runOperation(
@@ -105,7 +106,7 @@ export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway): voi
 
   app.post('/v1/videos', async (request, reply) => {
     const media = gateway.config.media;
-    const form = request.isMultipart() ? await readMultipart(request, media.uploadDir, media.maxUploadBytes) : undefined;
+    const form = request.isMultipart() ? await readMultipart(request, reply, media) : undefined;
     try {
       const json = (request.body ?? {}) as Record<string, unknown>;
       const field = (name: string) => (form ? form.field(name) : json[name]);

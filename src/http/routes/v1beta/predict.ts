@@ -5,6 +5,8 @@ import { decodePredict } from '../../../dialects/google/decode-predict.ts';
 import { encodePredictions } from '../../../dialects/google/encode-predict.ts';
 import type { Gateway } from '../../../gateway.ts';
 import type { DecodedResponse } from '../../../pipeline/codec.ts';
+import { counterFor } from '../../../pipeline/off-loop-counter.ts';
+import { bodyBytesOf } from '../../../pipeline/prompt-estimate.ts';
 import { runOperation } from '../../../pipeline/run-operation.ts';
 import { bearerToken, checkModelAllowed } from '../../authenticate.ts';
 import { contextOf } from '../../request-context.ts';
@@ -34,7 +36,9 @@ export function registerPredictRoutes(app: FastifyInstance, gateway: Gateway): v
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidRequest('The request body must be a JSON object with instances and parameters.');
     checkModelAllowed(request.principal!, model);
     if (!gateway.router.serves(model)) throw modelNotFound(model);
-    const decoded = decodePredict(body as Record<string, unknown>, gateway.catalogue.get(model));
+    const catalogued = gateway.catalogue.get(model);
+    const counter = counterFor((count) => decodePredict(body as Record<string, unknown>, catalogued, count), bodyBytesOf(request.headers));
+    const decoded = decodePredict(body as Record<string, unknown>, catalogued, typeof counter === 'function' ? counter : await counter);
     const vendorForm = speaksGoogle(request);
     await runOperation(
       gateway,

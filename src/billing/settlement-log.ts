@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, fdatasyncSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { LedgerEntry } from '../store/repositories/ledger.ts';
+import type { NewUsageRow } from '../store/schema.ts';
+
+/** One line of the log: a journal entry and, for a call's charge, the call's usage row. */
+export interface LoggedSettlement {
+  entry: LedgerEntry;
+  usage: NewUsageRow | null;
+}
+
+/** What a dead process left: its settlements, and the files to delete once they are committed. */
+export interface Orphans {
+  /** the dead process's log owner id (its shared-holds instance id too) */
+  owner: string;
+  settlements: LoggedSettlement[];
+  /** unparsable lines skipped (a line torn by a machine crash, never by a process kill) */
+  skipped: number;
+  discard(): void;
+}
+
+/**
+ * The write-behind's durability between two flushes. Every journal entry this process applies is
+ * appended here, one JSON line, with one write(2) before the answer it charges ends; the database
+ * still gets its entries in batches. A write that returned is in the kernel's page cache, which
+ * outlives a killed process (kill -9, an OOM kill, a crash of Node): only a machine crash or power
+ * loss can take it, and `fsync` (MODELGATE_SETTLEMENT_LOG_FSYNC) closes that too at the price of a
+ * disk flush per charge.
+ *
+ * The log is a series of segment files per process, `s_<host>_<pid>_<start>_<rand>_<n>.jsonl`.
+ * When the state sync takes a batch, the current segment is sealed (`seal`); once the batch is
+ * committed, every sealed segment is deleted (`committed`): a failed flush keeps its entries queued
+ * and its segments on disk until a later flush commits them. At start, the segments of processes
+ * that are gone are replayed (`orphans`): a process is gone when no process of that pid runs on
+ * this host, or one does with another start time (pid reuse). The directory must be local to the
+ * machine: a file named after another host is left alone, since its owner's life cannot be judged
+ * from here. No lock file: the owner's identity is in the name, and replay is idempotent (journal
+ * entry keys and usage request ids are unique in the database), so two processes replaying the
+ * same orphan at once write each row once.
+ */
+export class SettlementLog {
+  readonly owner: string;
+  private readonly dir: string;
+  private readonly fsync: boolean;
+  private fd: number | undefined;
+  private segment = 0;
+  private readonly sealed: number[] = [];
+
+  constructor(dir: string, options: { fsync?: boolean; owner?: string } = {}) {
+    this.dir = dir;
+    this.fsync = options.fsync ?? false;
+    mkdirSync(dir, { recursive: true });
+    this.owner = options.owner ?? ownerId(process.pid, startTimeOf(process.pid), randomBytes(4).toString('hex'));
+  }
+
+  /** One synchronous append (~a few µs: a write into the page cache). */
+  append(entry: LedgerEntry, usage: NewUsageRow | null): void {
+    const fd = (this.fd ??= openSync(this.path(this.segment), 'a'));
+    writeSync(fd, JSON.stringify(usage ? { e: entry, u: usage } : { e: entry }) + '\n');
+    if (this.fsync) fdatasyncSync(fd);
+  }
+
+  /** A batch is being taken: what was appended so far is in it (or in an earlier one still queued). */
+  seal(): void {
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
+    this.sealed.push(this.segment++);
+  }
+
+  /** The batch taken at the last `seal` (and any earlier one kept for retry) is in the database. */
+  committed(): void {
+    for (const segment of this.sealed.splice(0)) unlinkQuietly(this.path(segment));
+  }
+
+  /** Clean shutdown, after the last flush committed: nothing left to replay. */
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    this.sealed.push(this.segment++);
+    this.committed();
+  }
+
+  /** The logs of processes that are gone, one set per dead owner, oldest segment first. */
+  orphans(log: Logger): Orphans[] {
+    const byOwner = new Map<string, Array<{ name: string; segment: number }>>();
+    for (const name of readdirSync(this.dir)) {
+      const parsed = parseName(name);
+      if (!parsed || parsed.owner === this.owner || !isGone(parsed)) continue;
+      const files = byOwner.get(parsed.owner) ?? [];
+      files.push({ name, segment: parsed.segment });
+      byOwner.set(parsed.owner, files);
+    }
+    const result: Orphans[] = [];
+    for (const [owner, files] of byOwner) {
+      files.sort((a, b) => a.segment - b.segment);
+      const settlements: LoggedSettlement[] = [];
+      let skipped = 0;
+      for (const file of files) {
+        for (const line of readFileSync(join(this.dir, file.name), 'utf8').split('\n')) {
+          if (line === '') continue;
+          try {
+            const parsed = JSON.parse(line) as { e: LedgerEntry; u?: NewUsageRow };
+            settlements.push({ entry: parsed.e, usage: parsed.u ?? null });
+          } catch {
+            skipped++;
+          }
+        }
+      }
+      if (skipped > 0) log.warn({ owner, skipped }, 'settlement log: unreadable lines skipped');
+      result.push({ owner, settlements, skipped, discard: () => files.forEach((f) => unlinkQuietly(join(this.dir, f.name))) });
+    }
+    return result;
+  }
+
+  private path(segment: number): string {
+    return join(this.dir, `s_${this.owner}_${segment}.jsonl`);
+  }
+}
+
+const HOST = hostname().replaceAll('_', '-');
+
+function ownerId(pid: number, start: string, rand: string): string {
+  return `${HOST}_${pid}_${start}_${rand}`;
+}
+
+function parseName(name: string): { owner: string; host: string; pid: number; start: string; segment: number } | undefined {
+  if (!name.startsWith('s_') || !name.endsWith('.jsonl')) return undefined;
+  const parts = name.slice(2, -'.jsonl'.length).split('_');
+  if (parts.length !== 5) return undefined;
+  const [host, pid, start, rand, segment] = parts as [string, string, string, string, string];
+  if (!/^\d+$/.test(pid) || !/^\d+$/.test(segment)) return undefined;
+  return { owner: ownerId(Number(pid), start, rand), host, pid: Number(pid), start, segment: Number(segment) };
+}
+
+function isGone(owner: { host: string; pid: number; start: string }): boolean {
+  if (owner.host !== HOST) return false;
+  if (owner.pid === process.pid) return owner.start !== startTimeOf(process.pid);
+  try {
+    process.kill(owner.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return true;
+  }
+  // a live pid: the same process only if it started when the owner did
+  const start = startTimeOf(owner.pid);
+  return start !== '0' && owner.start !== '0' && start !== owner.start;
+}
+
+/** The process's start time in clock ticks since boot (Linux), '0' where /proc cannot tell. */
+function startTimeOf(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '0';
+  } catch {
+    return '0';
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone (another process replayed it too)
+  }
+}
