@@ -7,6 +7,7 @@ import { admitBeforeWork } from './http/admission.ts';
 import { authenticateWith } from './http/authenticate.ts';
 import { registerErrorDialect } from './http/error-envelope.ts';
 import { errorHandler } from './http/error-handler.ts';
+import { registerJsonBodyParser } from './http/json-body.ts';
 import { correlationIdOf } from './http/request-context.ts';
 import { validatorCompiler } from './http/validators.ts';
 import { serverTimeoutOptions } from './http/server-timeouts.ts';
@@ -52,6 +53,8 @@ export async function buildApp(gateway: Gateway): Promise<FastifyInstance> {
     ...serverTimeoutOptions(gateway.config.server),
   });
   app.setValidatorCompiler(validatorCompiler());
+  // JSON bodies nested deeper than a limit are refused while parsing, before anything recurses
+  registerJsonBodyParser(app);
 
   app.decorateRequest('principal', null);
   app.decorateRequest('correlationId', '');
