@@ -128,7 +128,7 @@ test('two instances, one account: no overspend across them, a SIGKILL midway los
 
     // no hold left: the dead instance's lapse with its heartbeat; the job's went when it was charged
     await until('no hold of a live instance', async () => {
-      const members = await redis.zrange(`mg:holds:${customer.accountId}`, 0, -1);
+      const members = await redis.zrange(`mg:holds:${customer.accountId}`, '0', '-1');
       const owners = new Set(members.map((m) => m.split('|')[0]!));
       for (const owner of owners) if ((await redis.exists(`mg:instance:${owner}`)) === 1) return false;
       return true;
@@ -136,7 +136,7 @@ test('two instances, one account: no overspend across them, a SIGKILL midway los
     // any admission on the account drops the holds of instances that are gone (a top-up first, so that B admits one)
     assert.equal((await b.admin('POST', `/admin/accounts/${customer.accountId}/credit`, { amount_usd: 1 })).status, 200);
     assert.equal((await chat(b, customer.key, false)).status, 200);
-    assert.deepEqual(await redis.zrange(`mg:holds:${customer.accountId}`, 0, -1), [], 'no hold left in Redis');
+    assert.deepEqual(await redis.zrange(`mg:holds:${customer.accountId}`, '0', '-1'), [], 'no hold left in Redis');
     assert.equal(await again.stop(), 0);
     assert.equal(await b.stop(), 0);
   } finally {

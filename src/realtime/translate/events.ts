@@ -91,8 +91,7 @@ function gaClientOnBetaUpstream(): EventTranslator {
   };
 }
 
-/** a client event → the `target` generation's form (the event must be in the other one) */
-export function clientEvent(event: Json, target: RealtimeGeneration): Json {
+function clientEvent(event: Json, target: RealtimeGeneration): Json {
   switch (event.type) {
     case 'session.update':
       return isObject(event.session) ? { ...event, session: target === 'ga' ? sessionToGa(event.session) : sessionToBeta(event.session) } : event;
