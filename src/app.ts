@@ -3,9 +3,11 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { googleErrorDialect } from './dialects/google/error-envelope.ts';
 import type { Gateway } from './gateway.ts';
 import { adminAuth } from './http/admin-auth.ts';
+import { admitBeforeWork } from './http/admission.ts';
 import { authenticateWith } from './http/authenticate.ts';
 import { registerErrorDialect } from './http/error-envelope.ts';
 import { errorHandler } from './http/error-handler.ts';
+import { registerJsonBodyParser } from './http/json-body.ts';
 import { correlationIdOf } from './http/request-context.ts';
 import { validatorCompiler } from './http/validators.ts';
 import { serverTimeoutOptions } from './http/server-timeouts.ts';
@@ -31,7 +33,8 @@ import { realtimeUpgradeHandler, registerRealtimeRoute } from './realtime/upgrad
 /**
  * The HTTP application: every plugin registered explicitly, in order. Tests call it too.
  * Client routes authenticate in onRequest (before the body is read), each dialect with its own
- * key header; admin routes check the admin token; every answer carries x-request-id. Realtime
+ * key header, and are admitted (rate limit, balance) in preHandler, before any work on the body;
+ * admin routes check the admin token; every answer carries x-request-id. Realtime
  * WebSocket upgrades are handled by src/realtime on the server's `upgrade` event.
  */
 export async function buildApp(gateway: Gateway): Promise<FastifyInstance> {
@@ -50,9 +53,12 @@ export async function buildApp(gateway: Gateway): Promise<FastifyInstance> {
     ...serverTimeoutOptions(gateway.config.server),
   });
   app.setValidatorCompiler(validatorCompiler());
+  // JSON bodies nested deeper than a limit are refused while parsing, before anything recurses
+  registerJsonBodyParser(app);
 
   app.decorateRequest('principal', null);
   app.decorateRequest('correlationId', '');
+  app.decorateRequest('admission', null);
   // a callback hook: an async one would cost a promise chain on every request
   app.addHook('onRequest', (request, reply, done) => {
     request.correlationId = correlationIdOf(request);
@@ -63,6 +69,7 @@ export async function buildApp(gateway: Gateway): Promise<FastifyInstance> {
   registerErrorDialect(googleErrorDialect);
   await app.register(async (v1) => {
     v1.addHook('onRequest', authenticateWith(gateway));
+    v1.addHook('preHandler', admitBeforeWork(gateway));
     registerTextRoutes(v1, gateway);
     registerModelRoutes(v1, gateway);
     registerRetrievalRoutes(v1, gateway);
@@ -79,6 +86,7 @@ export async function buildApp(gateway: Gateway): Promise<FastifyInstance> {
 
   await app.register(async (v1beta) => {
     v1beta.addHook('onRequest', authenticateWith(gateway, googleKey));
+    v1beta.addHook('preHandler', admitBeforeWork(gateway));
     registerPredictRoutes(v1beta, gateway);
   });
 

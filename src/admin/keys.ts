@@ -3,10 +3,29 @@ import { newApiKey, newId } from '../core/ids.ts';
 import { nanoToUsd, usdToNano } from '../core/money.ts';
 import { hashApiKey, keyHint } from '../auth/key-hash.ts';
 import type { Gateway } from '../gateway.ts';
-import type { ApiKeyRecord } from '../store/repositories/api-keys.ts';
+import type { ApiKeyRecord, KeyLimits } from '../store/repositories/api-keys.ts';
 import { findAccount } from './accounts.ts';
 import type { KeyCreate, KeyPatch } from './schemas.ts';
 
+/** Who sets a key's limits: the operator's hold whatever the customer sets; the customer's may only tighten them. */
+export type LimitsSetBy = 'operator' | 'customer';
+
+/** A set of limits in the admin API's names. */
+export function limitsView(limits: KeyLimits) {
+  return {
+    disabled: limits.disabled,
+    expires_at: limits.expiresAt === null ? null : new Date(limits.expiresAt).toISOString(),
+    rpm: limits.rpm,
+    tpm: limits.tpm,
+    max_spend_usd: limits.maxSpendNano === null ? null : nanoToUsd(limits.maxSpendNano),
+  };
+}
+
+/**
+ * A key as the admin API shows it: the limit fields are the operator's (what the admin API
+ * sets), `customer_limits` the customer's own from the console, `status` what applies (the
+ * tighter of the two).
+ */
 export function keyView(gateway: Gateway, record: ApiKeyRecord) {
   const now = Date.now();
   return {
@@ -15,12 +34,9 @@ export function keyView(gateway: Gateway, record: ApiKeyRecord) {
     name: record.name,
     key_hint: record.keyHint,
     status: record.disabled ? 'disabled' : record.expiresAt !== null && record.expiresAt <= now ? 'expired' : 'active',
-    disabled: record.disabled,
-    expires_at: record.expiresAt === null ? null : new Date(record.expiresAt).toISOString(),
+    ...limitsView(record.operator),
     models: record.models,
-    rpm: record.rpm,
-    tpm: record.tpm,
-    max_spend_usd: record.maxSpendNano === null ? null : nanoToUsd(record.maxSpendNano),
+    customer_limits: limitsView(record.customer),
     spent_usd: nanoToUsd(gateway.ledger.keySpent(record.id) || record.spentNano),
     last_used_at: record.lastUsedAt === null ? null : new Date(record.lastUsedAt).toISOString(),
     created_at: new Date(record.createdAt).toISOString(),
@@ -35,41 +51,47 @@ function parseExpiry(value: string | null | undefined): number | null | undefine
 }
 
 /** Creates a key; the only time its secret exists outside the caller's hands is this answer. */
-export async function createKey(gateway: Gateway, accountId: string, body: KeyCreate): Promise<{ record: ApiKeyRecord; secret: string }> {
+export async function createKey(gateway: Gateway, accountId: string, body: KeyCreate, setBy: LimitsSetBy = 'operator'): Promise<{ record: ApiKeyRecord; secret: string }> {
   await findAccount(gateway, accountId);
   const expiresAt = parseExpiry(body.expires_at) ?? null;
   if (expiresAt !== null && expiresAt <= Date.now()) throw invalidRequest('expires_at must be in the future', 'expires_at');
   const secret = newApiKey();
+  const limits = { expiresAt, rpm: body.rpm ?? null, tpm: body.tpm ?? null, maxSpendNano: body.max_spend_usd == null ? null : usdToNano(body.max_spend_usd) };
   const record = await gateway.repos.apiKeys.insert({
     id: newId('key'),
     accountId,
     name: body.name ?? null,
     keyHash: hashApiKey(secret),
     keyHint: keyHint(secret),
-    expiresAt,
     models: body.models ?? null,
-    rpm: body.rpm ?? null,
-    tpm: body.tpm ?? null,
-    maxSpendNano: body.max_spend_usd == null ? null : usdToNano(body.max_spend_usd),
+    ...(setBy === 'operator' ? limits : { expiresAt: null, rpm: null, tpm: null, maxSpendNano: null, customer: limits }),
   });
   await gateway.sync.refresh();
   return { record, secret };
 }
 
-export async function updateKey(gateway: Gateway, id: string, body: KeyPatch): Promise<ApiKeyRecord> {
-  const expiresAt = parseExpiry(body.expires_at);
+export async function updateKey(gateway: Gateway, id: string, body: KeyPatch, setBy: LimitsSetBy = 'operator'): Promise<ApiKeyRecord> {
+  const limits = limitsPatch(body);
   const record = await gateway.repos.apiKeys.update(id, {
     ...(body.name !== undefined && { name: body.name }),
-    ...(expiresAt !== undefined && { expiresAt }),
-    ...(body.disabled !== undefined && { disabled: body.disabled }),
     ...(body.models !== undefined && { models: body.models }),
-    ...(body.rpm !== undefined && { rpm: body.rpm }),
-    ...(body.tpm !== undefined && { tpm: body.tpm }),
-    ...(body.max_spend_usd !== undefined && { maxSpendNano: body.max_spend_usd === null ? null : usdToNano(body.max_spend_usd) }),
+    ...(setBy === 'operator' ? limits : { customer: limits }),
   });
   if (!record) throw notFound(`No key with id "${id}".`, 'id');
   await gateway.sync.refresh();
   return record;
+}
+
+/** The limits a patch names, in the store's units. */
+export function limitsPatch(body: KeyPatch): Partial<KeyLimits> {
+  const expiresAt = parseExpiry(body.expires_at);
+  return {
+    ...(expiresAt !== undefined && { expiresAt }),
+    ...(body.disabled !== undefined && { disabled: body.disabled }),
+    ...(body.rpm !== undefined && { rpm: body.rpm }),
+    ...(body.tpm !== undefined && { tpm: body.tpm }),
+    ...(body.max_spend_usd !== undefined && { maxSpendNano: body.max_spend_usd === null ? null : usdToNano(body.max_spend_usd) }),
+  };
 }
 
 export async function revokeKey(gateway: Gateway, id: string): Promise<void> {

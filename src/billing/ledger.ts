@@ -103,6 +103,21 @@ export class Ledger {
     return Math.min(available, key.maxSpendNano - spend.committed - spend.local - spend.held);
   }
 
+  /**
+   * Admission's cheap check, before any work is done on a request: refuses (402, with the words
+   * `reserve` would use) when nothing at all could be reserved — the balance minus open holds is
+   * used up, or the key's spend cap is reached.
+   */
+  requireHeadroom(accountId: string, key: { id: string; maxSpendNano: Nano | null }): void {
+    const b = this.balances.get(accountId);
+    if (!b || b.committed + b.local - b.held <= 0) throw insufficientQuota('Your balance is used up. Top up your account to continue.');
+    if (key.maxSpendNano === null) return;
+    const spend = this.keySpend.get(key.id);
+    if ((spend ? spend.committed + spend.local + spend.held : 0) >= key.maxSpendNano) {
+      throw insufficientQuota(`This API key reached its spend cap of $${formatUsd(key.maxSpendNano)}. Raise the cap or use another key.`);
+    }
+  }
+
   reserve(accountId: string, key: { id: string; maxSpendNano: Nano | null } | null, amount: Nano): Hold {
     const b = this.balances.get(accountId);
     if (!b || b.disabled) throw authenticationError('The account of this API key is disabled.', 'account_disabled');

@@ -29,6 +29,7 @@ const SettingsSchema = Type.Object(
     media_dir: Type.Optional(Type.String()),
     upload_dir: Type.Optional(Type.String()),
     max_upload_bytes: Type.Optional(Type.Integer()),
+    max_upload_total_bytes: Type.Optional(Type.Integer()),
     media_link_ttl_s: Type.Optional(Type.Integer()),
     media_timeout_ms: Type.Optional(Type.Integer()),
     job_poll_ms: Type.Optional(Type.Integer()),

@@ -1,17 +1,30 @@
 import { keyView } from '../admin/keys.ts';
 import type { Gateway } from '../gateway.ts';
-import type { ApiKeyRecord } from '../store/repositories/api-keys.ts';
+import type { ApiKeyRecord, KeyLimits } from '../store/repositories/api-keys.ts';
 import type { LedgerRow, UsageRow } from '../store/schema.ts';
 import { usd } from './money.ts';
 
 /** A key as the console shows it: masked hint only, money as exact USD strings. */
 export function consoleKeyView(gateway: Gateway, record: ApiKeyRecord) {
-  const base = keyView(gateway, record);
+  const { customer_limits: _customer, ...base } = keyView(gateway, record);
   const spent = gateway.ledger.keySpent(record.id) || record.spentNano;
   return {
     ...base,
-    max_spend_usd: record.maxSpendNano === null ? null : usd(record.maxSpendNano),
+    // the limits that apply: the tighter of the operator's and the customer's own, both shown beside
+    ...consoleLimits(record),
     spent_usd: usd(spent),
+    operator_limits: consoleLimits(record.operator),
+    own_limits: consoleLimits(record.customer),
+  };
+}
+
+function consoleLimits(limits: KeyLimits) {
+  return {
+    disabled: limits.disabled,
+    expires_at: limits.expiresAt === null ? null : new Date(limits.expiresAt).toISOString(),
+    rpm: limits.rpm,
+    tpm: limits.tpm,
+    max_spend_usd: limits.maxSpendNano === null ? null : usd(limits.maxSpendNano),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { RequestContext } from '../pipeline/run-operation.ts';
+import { NO_RATE_HEADERS } from './admission.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,10 +19,12 @@ export function correlationIdOf(request: FastifyRequest): string {
 
 export function contextOf(request: FastifyRequest): RequestContext {
   if (!request.principal) throw new Error('contextOf called on an unauthenticated route');
+  const admission = request.admission;
   return {
     requestId: request.id,
     principal: request.principal,
-    responseHeaders: { 'x-request-id': request.correlationId },
+    responseHeaders: admission === null || admission === NO_RATE_HEADERS ? { 'x-request-id': request.correlationId } : { 'x-request-id': request.correlationId, ...admission },
     startedAt: Date.now(),
+    requestCounted: admission !== null,
   };
 }

@@ -30,12 +30,27 @@ export class KeyRateLimiter {
    */
   admit(key: LimitedKey, estimatedTokens: number): Promise<Record<string, string>> | undefined {
     if (key.rpm === null && key.tpm === null) return undefined;
-    return this.admitLimited(key, estimatedTokens);
+    return this.admitLimited(key, estimatedTokens, true);
   }
 
-  private async admitLimited(key: LimitedKey, estimatedTokens: number): Promise<Record<string, string>> {
+  /**
+   * The requests-per-minute part alone: HTTP admission takes it before any work is done on the
+   * request (see src/http/admission.ts); `admitTokens` takes the rest once the prompt is counted.
+   */
+  admitRequest(key: LimitedKey): Promise<Record<string, string>> | undefined {
+    if (key.rpm === null) return undefined;
+    return this.admitLimited({ id: key.id, rpm: key.rpm, tpm: null }, 0, true);
+  }
+
+  /** The tokens-per-minute part of a request `admitRequest` already counted. */
+  admitTokens(key: LimitedKey, estimatedTokens: number): Promise<Record<string, string>> | undefined {
+    if (key.tpm === null) return undefined;
+    return this.admitLimited(key, estimatedTokens, false);
+  }
+
+  private async admitLimited(key: LimitedKey, estimatedTokens: number, countRequest: boolean): Promise<Record<string, string>> {
     const headers: Record<string, string> = {};
-    if (key.rpm !== null) await this.take('requests', key.id, key.rpm, 1, headers);
+    if (countRequest && key.rpm !== null) await this.take('requests', key.id, key.rpm, 1, headers);
     if (key.tpm !== null) {
       try {
         if (estimatedTokens > key.tpm) {

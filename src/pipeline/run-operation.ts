@@ -28,7 +28,7 @@ export interface OperationRequest<Call, Result = never> {
    * counts them). `inputTokens` may be computed lazily (a getter) when a cheap
    * `inputTokensUpperBound` is given: the exact count is then made only when it matters.
    */
-  estimate: { inputTokens: number; outputTokens: number; units?: number; inputTokensUpperBound?: number };
+  estimate: { inputTokens: number; outputTokens: number; units?: number; inputTokensUpperBound?: number; settle?: () => Promise<void> | undefined };
   /** the client set no output cap and the model's maximum is known: the reservation chooses the cap */
   openOutputCap?: OpenOutputCap;
   /** what `usage.units` counts and how it is priced; default: tokens only */
@@ -81,6 +81,8 @@ export interface RequestContext {
   /** headers every answer carries (x-request-id) */
   responseHeaders: Record<string, string>;
   startedAt: number;
+  /** HTTP admission already counted the request against the key's requests per minute (src/http/admission.ts) */
+  requestCounted?: boolean;
 }
 
 const MAX_ERROR_BODY = 64 * 1024;
@@ -99,10 +101,10 @@ export async function runOperation<Call, Result = never>(
   reply: FastifyReply,
 ): Promise<void> {
   const key = ctx.principal.key;
-  const outcome: RequestOutcome = { status: 0, usage: null, estimated: false, providerId: null, error: null, costNano: 0 };
-  const model = gateway.catalogue.get(op.model);
   const state: CallHolds = { hold: undefined, holdTaken: false, shared: undefined, pricing: model.pricing };
   let admittedTokens = 0;
+  const outcome: RequestOutcome = { status: 0, usage: null, estimated: false, providerId: null, error: null, costNano: 0 };
+  const model = gateway.catalogue.get(op.model);
   const clientGone = new AbortController();
   const onClose = () => {
     if (!reply.raw.writableFinished) clientGone.abort();
@@ -114,10 +116,13 @@ export async function runOperation<Call, Result = never>(
     if (candidates.length === 0) {
       throw modelNotFound(op.model);
     }
+    // a large prompt is counted now, off the event loop (the request was admitted before any such work)
+    const settling = op.estimate.settle?.();
+    if (settling) await settling;
     // the exact prompt count only where it decides something: a tokens-per-minute limit
     const estimatedTokens = key.tpm === null ? 0 : op.estimate.inputTokens + op.estimate.outputTokens;
     // each await is a turn of the event loop and a suspended frame: only when there is something to wait for
-    const admission = gateway.limiter.admit(key, estimatedTokens);
+    const admission = ctx.requestCounted ? gateway.limiter.admitTokens(key, estimatedTokens) : gateway.limiter.admit(key, estimatedTokens);
     if (admission) Object.assign(ctx.responseHeaders, await admission);
     admittedTokens = estimatedTokens;
     const upperBound = reservationFor(gateway, ctx, op, model.pricing);
@@ -133,12 +138,12 @@ export async function runOperation<Call, Result = never>(
     const scopeFor = (candidate: Candidate, admittedAt = Date.now()): AttemptScope<Call, Result> => ({
       gateway,
       ctx,
+      holds: state,
       op,
       provider: candidate.provider,
       providerLabel: candidate.provider.record.name,
       reply,
       outcome,
-      holds: state,
       clientGone: clientGone.signal,
       health: {
         report: (ok) => candidate.provider.breaker.record(ok, Date.now(), admittedAt),
@@ -281,13 +286,13 @@ async function answer<Call, Result>(
   outcome.status = status;
   if (!state.holdTaken) {
     outcome.usage = decoded.usage ?? {
+    // charged (and logged) before the answer goes out: see settleCall
+    settleCall(gateway, ctx, op, outcome, state);
       ...emptyUsage(),
       inputTokens: op.estimate.inputTokens,
       outputTokens: countTextTokens(decoded.outputText ?? ''),
     };
     outcome.estimated = decoded.usage === null;
-    // charged (and logged) before the answer goes out: see settleCall
-    settleCall(gateway, ctx, op, outcome, state);
   }
   reply.code(status).headers(ctx.responseHeaders).header('content-type', answer.contentType).send(answer.body);
   return { kind: 'done' };

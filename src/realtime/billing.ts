@@ -2,18 +2,21 @@ import type { Hold } from '../billing/ledger.ts';
 import type { SharedHold } from '../billing/shared-holds.ts';
 import { costOf } from '../catalogue/pricing.ts';
 import { GatewayError, insufficientQuota } from '../core/errors.ts';
-import type { Nano } from '../core/money.ts';
+import { nanoToUsd, type Nano } from '../core/money.ts';
 import type { Gateway } from '../gateway.ts';
-import type { ResponseEstimator } from './estimate.ts';
+import { ResponseEstimator } from './estimate.ts';
 import { realtimeRequestId, recordRealtimeResponse, type SessionIdentity } from './record.ts';
 import { readRealtimeUsage } from './usage.ts';
 import { isObject, type Json } from './translate/shapes.ts';
 
+/** The money set aside for one response: one or more ledger holds (the first takes the charge) and their shared counterparts. */
 interface Held {
-  hold: Hold;
-  shared: SharedHold | undefined;
-  /** set when the cross-instance reservation was refused after the local one succeeded */
+  holds: Hold[];
+  shared: SharedHold[];
+  /** set when a cross-instance reservation was refused after the local one succeeded */
   refused: boolean;
+  /** the response does not join the conversation (`conversation: "none"`) */
+  outOfBand: boolean;
 }
 
 interface Running {
@@ -21,14 +24,25 @@ interface Running {
   startedAt: number;
 }
 
+/** A refused `response.create`: the error for the client, and whether the session must end. */
+export interface Refusal {
+  error: GatewayError;
+  /** nothing is held at all (a response runs and the next one cannot be covered) */
+  endsSession: boolean;
+}
+
+const amountOf = (held: Held): Nano => held.holds.reduce((sum, hold) => sum + hold.amount, 0);
+
 /**
  * Money of one realtime session. A session always holds the estimate of its next response (the
  * "standing hold", taken at the handshake): whoever starts that response — the client with
  * `response.create` or the upstream's own turn detection — it is covered before it runs, so
- * concurrent sessions of one account cannot overspend. Each `response.done` is settled exactly
- * once as its own ledger entry `realtime:<session>:<response id>` and one usage row; then the
- * standing hold is taken again for the next response, and when the balance cannot cover it the
- * session must end (`quotaError`).
+ * concurrent sessions of one account cannot overspend. The hold follows the conversation: an item
+ * or a `response.create` that makes the estimate grow tops it up first (an extra ledger hold, and
+ * its shared counterpart), and is refused when the balance cannot cover that. Each `response.done`
+ * is settled exactly once as its own ledger entry `realtime:<session>:<response id>` and one usage
+ * row; then the standing hold is taken again for the next response, and when the balance cannot
+ * cover it the session must end (`quotaError`).
  */
 export class SessionBilling {
   private readonly gateway: Gateway;
@@ -56,13 +70,15 @@ export class SessionBilling {
 
   /** At the handshake: the first standing hold, on this instance and across instances. Throws 402. */
   async open(): Promise<void> {
-    const held = this.reserveLocal();
+    const hold = this.reserveLocal(this.estimator.nextResponse(this.pricing()));
+    const held: Held = { holds: [hold], shared: [], refused: false, outOfBand: false };
     const shared = this.gateway.sharedHolds;
     if (shared) {
       try {
-        held.shared = await shared.acquire(this.identity.principal.accountId, held.hold.amount, this.balance());
+        const acquired = await shared.acquire(this.identity.principal.accountId, hold.amount, this.balance());
+        if (acquired) held.shared.push(acquired);
       } catch (error) {
-        this.gateway.ledger.release(held.hold);
+        this.gateway.ledger.release(hold);
         throw error;
       }
     }
@@ -78,17 +94,44 @@ export class SessionBilling {
     return [...this.running.keys()];
   }
 
-  /** The client asks for a response: the standing hold covers it, else one is reserved now. null = refused. */
-  onResponseCreate(eventId: string | null): GatewayError | null {
-    let held = this.standing;
-    this.standing = null;
-    if (!held) {
+  /**
+   * The client adds a conversation item: the standing hold grows to cover it before it is
+   * forwarded. Returns the error to answer (the item is then not forwarded) when the balance
+   * cannot cover the conversation with it.
+   */
+  onItemCreate(item: unknown): GatewayError | null {
+    const tokens = this.estimator.itemTokens(item);
+    if (!this.windingDown && !this.quotaError) {
+      const need = this.estimator.nextResponse(this.pricing(), tokens);
       try {
-        held = this.reserve();
+        if (this.standing) this.topUp(this.standing, need);
+        // a response runs with the standing hold: the next one must still fit beside it
+        else if (need > this.gateway.ledger.headroom(this.identity.principal.accountId, this.identity.principal.key)) throw this.tooDear(need);
       } catch (error) {
         return this.refusal(error);
       }
     }
+    this.estimator.noteItem(item);
+    return null;
+  }
+
+  /**
+   * The client asks for a response: the standing hold, topped up to what this response may cost
+   * (its own input, instructions, output cap and modalities), covers it, else one is reserved now.
+   * A refusal is not forwarded.
+   */
+  onResponseCreate(eventId: string | null, response: Json | undefined): Refusal | null {
+    const need = this.estimator.forResponse(this.pricing(), response);
+    let held = this.standing;
+    try {
+      if (held) this.topUp(held, need);
+      else held = this.reserve(need);
+    } catch (error) {
+      // with the standing hold kept, the session can still run a response it can afford
+      return { error: this.refusal(error), endsSession: held === null };
+    }
+    this.standing = null;
+    held.outOfBand = ResponseEstimator.isOutOfBand(response);
     this.claimed.push({ eventId, held });
     return null;
   }
@@ -101,26 +144,38 @@ export class SessionBilling {
     const at = this.claimed.findIndex((c) => c.eventId === eventId);
     if (at < 0) return;
     const [claim] = this.claimed.splice(at, 1);
-    if (claim && !this.standing) this.standing = claim.held;
-    else if (claim) this.release(claim.held);
+    if (claim && !this.standing) {
+      claim.held.outOfBand = false;
+      this.standing = claim.held;
+    } else if (claim) this.release(claim.held);
   }
 
   /**
-   * A response started upstream. It takes the oldest client claim, else the standing hold, else
-   * a fresh reservation; when even that is refused the response still gets billed (its cost is
-   * incurred upstream) and the returned error tells the session to cancel it and end.
+   * A response started upstream. It takes the oldest client claim, else the standing hold (topped
+   * up to the estimate when the balance allows: the upstream started it on its own, it runs
+   * either way), else a fresh reservation; when even that is refused the response still gets
+   * billed (its cost is incurred upstream) and the returned error tells the session to cancel it
+   * and end.
    */
   onResponseCreated(id: string): GatewayError | null {
     if (this.running.has(id) || this.settled.has(id)) return null;
-    let held = this.claimed.shift()?.held ?? this.standing;
-    if (held === this.standing) this.standing = null;
+    let held = this.claimed.shift()?.held ?? null;
+    if (!held && this.standing) {
+      held = this.standing;
+      this.standing = null;
+      try {
+        this.topUp(held, this.estimator.nextResponse(this.pricing()));
+      } catch {
+        // what the hold does not cover is the audio appended since it was sized: charged all the same
+      }
+    }
     let refusal: GatewayError | null = null;
     if (!held) {
       try {
-        held = this.reserve();
+        held = this.reserve(this.estimator.nextResponse(this.pricing()));
       } catch (error) {
         refusal = this.refusal(error);
-        held = { hold: this.gateway.ledger.holdIncurred(this.identity.principal.accountId, this.identity.principal.key.id), shared: undefined, refused: false };
+        held = this.incurred();
       }
     }
     this.running.set(id, { held, startedAt: Date.now() });
@@ -141,16 +196,15 @@ export class SessionBilling {
       // a response.done without response.created: bill it all the same
       const held = this.claimed.shift()?.held ?? this.standing;
       if (held === this.standing) this.standing = null;
-      run = { held: held ?? { hold: this.gateway.ledger.holdIncurred(this.identity.principal.accountId, this.identity.principal.key.id), shared: undefined, refused: false }, startedAt: Date.now() };
+      run = { held: held ?? this.incurred(), startedAt: Date.now() };
     }
     const usage = readRealtimeUsage(response);
-    const cost = usage ? costOf(this.gateway.catalogue.get(this.identity.model).pricing, usage) : 0;
-    this.gateway.ledger.settle(run.held.hold, cost, { entryKey: `realtime:${this.identity.sessionId}:${id}`, requestId: realtimeRequestId(this.identity.requestId, id) });
-    this.gateway.sharedHolds?.release(run.held.shared);
+    const cost = usage ? costOf(this.pricing(), usage) : 0;
+    this.settleHeld(run.held, cost, { entryKey: `realtime:${this.identity.sessionId}:${id}`, requestId: realtimeRequestId(this.identity.requestId, id) });
     if (cost > 0) this.chargedNano += cost;
     this.responses++;
     recordRealtimeResponse(this.gateway, this.identity, { id, status: typeof response.status === 'string' ? response.status : 'completed', startedAt: run.startedAt }, usage, cost);
-    if (usage) this.estimator.noteResponseDone(usage.inputTokens, usage.outputTokens);
+    if (usage) this.estimator.noteResponseDone(usage.inputTokens, usage.outputTokens, run.held.outOfBand, (usage.audioInputTokens ?? 0) + (usage.audioOutputTokens ?? 0));
     if (run.held.refused && !this.quotaError) this.quotaError = insufficientQuota('Insufficient balance: sessions on other gateway instances already reserve it. Top up to continue.');
     return this.rearm();
   }
@@ -161,7 +215,7 @@ export class SessionBilling {
     if (this.quotaError) return this.busy ? null : this.quotaError;
     if (this.standing || this.busy) return null;
     try {
-      this.standing = this.reserve();
+      this.standing = this.reserve(this.estimator.nextResponse(this.pricing()));
     } catch (error) {
       this.quotaError = this.refusal(error);
       return this.quotaError;
@@ -190,43 +244,75 @@ export class SessionBilling {
     return unsettled;
   }
 
-  private reserve(): Held {
-    const held = this.reserveLocal();
-    const shared = this.gateway.sharedHolds;
-    if (shared) {
-      // off the frame path: a refusal from the other instances ends the session once it is idle
-      shared.acquire(this.identity.principal.accountId, held.hold.amount, this.balance()).then(
-        (acquired) => {
-          if (held.hold.open) held.shared = acquired;
-          else shared.release(acquired);
-        },
-        () => {
-          held.refused = true;
-          if (this.standing === held) {
-            this.standing = null;
-            this.gateway.ledger.release(held.hold);
-          }
-          this.quotaError ??= insufficientQuota('Insufficient balance: sessions on other gateway instances already reserve it. Top up to continue.');
-          this.onQuotaError?.();
-        },
-      );
-    }
+  private reserve(amount: Nano): Held {
+    const held: Held = { holds: [], shared: [], refused: false, outOfBand: false };
+    this.add(held, amount);
     return held;
   }
 
-  private reserveLocal(): Held {
-    const amount = this.estimator.nextResponse(this.gateway.catalogue.get(this.identity.model).pricing);
-    const hold = this.gateway.ledger.reserve(this.identity.principal.accountId, this.identity.principal.key, amount);
-    return { hold, shared: undefined, refused: false };
+  /** Grows `held` to `amount` with one more hold (nothing when it holds that much already). Throws 402. */
+  private topUp(held: Held, amount: Nano): void {
+    const extra = amount - amountOf(held);
+    if (extra > 0) this.add(held, extra);
+  }
+
+  /** One more ledger hold of `amount` in `held`, and its cross-instance counterpart. */
+  private add(held: Held, amount: Nano): void {
+    const hold = this.reserveLocal(amount);
+    held.holds.push(hold);
+    const shared = this.gateway.sharedHolds;
+    if (!shared) return;
+    // off the frame path: a refusal from the other instances ends the session once it is idle
+    shared.acquire(this.identity.principal.accountId, amount, this.balance()).then(
+      (acquired) => {
+        if (!acquired) return;
+        if (hold.open) held.shared.push(acquired);
+        else shared.release(acquired);
+      },
+      () => {
+        held.refused = true;
+        if (this.standing === held) {
+          this.standing = null;
+          this.release(held);
+        }
+        this.quotaError ??= insufficientQuota('Insufficient balance: sessions on other gateway instances already reserve it. Top up to continue.');
+        this.onQuotaError?.();
+      },
+    );
+  }
+
+  private reserveLocal(amount: Nano): Hold {
+    return this.gateway.ledger.reserve(this.identity.principal.accountId, this.identity.principal.key, amount);
+  }
+
+  /** a hold of nothing, never refused: for a response the upstream runs whatever the gateway says */
+  private incurred(): Held {
+    return { holds: [this.gateway.ledger.holdIncurred(this.identity.principal.accountId, this.identity.principal.key.id)], shared: [], refused: false, outOfBand: false };
+  }
+
+  /** the charge goes on the first hold (exactly once: the ledger closes it); top-ups are released beside it */
+  private settleHeld(held: Held, cost: Nano, entry: { entryKey: string; requestId: string }): void {
+    const [first, ...rest] = held.holds;
+    if (first) this.gateway.ledger.settle(first, cost, entry);
+    for (const hold of rest) this.gateway.ledger.release(hold);
+    for (const shared of held.shared.splice(0)) this.gateway.sharedHolds?.release(shared);
   }
 
   private release(held: Held): void {
-    this.gateway.ledger.release(held.hold);
-    this.gateway.sharedHolds?.release(held.shared);
+    for (const hold of held.holds) this.gateway.ledger.release(hold);
+    for (const shared of held.shared.splice(0)) this.gateway.sharedHolds?.release(shared);
+  }
+
+  private pricing() {
+    return this.gateway.catalogue.get(this.identity.model).pricing;
   }
 
   private balance(): Nano {
     return this.gateway.ledger.balance(this.identity.principal.accountId) ?? 0;
+  }
+
+  private tooDear(need: Nano): GatewayError {
+    return insufficientQuota(`Insufficient balance: the conversation with this item may cost up to $${nanoToUsd(need).toFixed(4)} a response, more than is available. Top up to continue.`);
   }
 
   private refusal(error: unknown): GatewayError {

@@ -1,7 +1,8 @@
 // Frame-level helpers of the realtime relay: reading an event's type cheaply, the gateway's own
 // `error` events, and close codes that may be sent on the wire.
 import { randomBytes } from 'node:crypto';
-import type { GatewayError } from '../core/errors.ts';
+import { GatewayError, invalidRequest, serverError } from '../core/errors.ts';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../http/json-body.ts';
 import { isObject, type Json } from './translate/shapes.ts';
 
 const TYPE_PREFIX = '{"type":"';
@@ -46,6 +47,39 @@ export function parseEvent(text: string): Json | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Client events the gateway reads, and what each of their fields it reads must be. */
+const FIELD_KINDS: Readonly<Record<string, ReadonlyArray<readonly [field: string, kind: 'object' | 'string']>>> = {
+  'response.create': [['response', 'object']],
+  'conversation.item.create': [['item', 'object']],
+  'session.update': [['session', 'object']],
+  'input_audio_buffer.append': [['audio', 'string']],
+};
+
+/**
+ * A client text frame as an event the session can read, or a GatewayError thrown (answered with
+ * an `error` event, never forwarded): not JSON, not an object with a string type, nested deeper
+ * than HTTP bodies may be, or a field the gateway reads of the wrong type.
+ */
+export function readClientEvent(frame: Buffer): Json {
+  if (jsonDepthExceeds(frame, MAX_JSON_DEPTH)) throw invalidRequest(`The event is nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects are allowed.`);
+  const event = parseEvent(frame.toString('utf8'));
+  if (!event) throw invalidRequest('The event is not a JSON object with a string "type".', 'type');
+  if (event.event_id !== undefined && typeof event.event_id !== 'string') throw invalidRequest('event_id must be a string.', 'event_id');
+  for (const [field, kind] of FIELD_KINDS[event.type as string] ?? []) {
+    const value = event[field];
+    if (value !== undefined && (kind === 'object' ? !isObject(value) : typeof value !== kind)) {
+      throw invalidRequest(`${field} of ${String(event.type)} must be ${kind === 'object' ? 'an object' : 'a string'}.`, field);
+    }
+  }
+  return event;
+}
+
+/** The `error` event answering a client frame that failed: a refusal as it is; anything else is a bug, answered without its details. */
+export function frameFailure(error: unknown): { event: string; bug: boolean } {
+  const bug = !(error instanceof GatewayError);
+  return { event: errorEvent(bug ? serverError('The gateway failed to process this event.') : (error as GatewayError)), bug };
 }
 
 export const newEventId = (): string => `event_gw_${randomBytes(9).toString('base64url')}`;

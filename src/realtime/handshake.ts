@@ -4,6 +4,7 @@ import { invalidRequest, modelNotFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import type { Gateway } from '../gateway.ts';
 import { checkModelAllowed } from '../http/authenticate.ts';
+import { modelParam } from '../http/model-param.ts';
 import type { Candidate } from '../pipeline/router.ts';
 import { SessionBilling } from './billing.ts';
 import type { RealtimeGeneration } from './codec.ts';
@@ -34,6 +35,7 @@ export async function admit(gateway: Gateway, req: IncomingMessage, url: URL, re
   const principal = gateway.keys.authenticate(credentials.key);
   const model = url.searchParams.get('model');
   if (!model) throw invalidRequest('Missing the "model" query parameter: connect to /v1/realtime?model=<realtime model id>.', 'model', 'missing_model');
+  modelParam(model);
   checkModelAllowed(principal, model);
   const candidates = gateway.router.candidates(model, 'realtime');
   if (candidates.length === 0) throw modelNotFound(model);

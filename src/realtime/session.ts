@@ -2,9 +2,11 @@ import { WebSocket, type RawData } from 'ws';
 import { invalidRequest, type GatewayError } from '../core/errors.ts';
 import type { Gateway } from '../gateway.ts';
 import type { Admission } from './handshake.ts';
-import { audioAppendLength, CLOSE, closeReason, errorEvent, isSendableCode, newEventId, parseEvent, sniffType } from './frames.ts';
+import { audioAppendLength, CLOSE, closeReason, errorEvent, frameFailure, isSendableCode, newEventId, parseEvent, readClientEvent, sniffType } from './frames.ts';
 import { Pipe } from './pipe.ts';
-import { createTranslator, DELTA_TYPES, type EventTranslator } from './translate/events.ts';
+import type { RealtimeGeneration } from './codec.ts';
+import { detectGeneration } from './translate/detect.ts';
+import { clientEvent, createTranslator, DELTA_TYPES, type EventTranslator } from './translate/events.ts';
 import { isObject, type Json } from './translate/shapes.ts';
 import type { UpstreamConnection } from './upstream.ts';
 
@@ -37,7 +39,12 @@ export class RealtimeSession {
   private readonly admission: Admission;
   private readonly upstream: WebSocket;
   private readonly connection: UpstreamConnection;
-  private readonly translator: EventTranslator | null;
+  /** server events → the client's generation (null: the same as the upstream's) */
+  private translator: EventTranslator | null;
+  /** the client's generation: the handshake's guess until a frame shows it */
+  private clientGeneration: RealtimeGeneration;
+  private generationShown = false;
+  private readonly upstreamGeneration: RealtimeGeneration;
   private readonly publicModel: string;
   private readonly upstreamModel: string;
   private client: WebSocket | undefined;
@@ -69,7 +76,9 @@ export class RealtimeSession {
     this.keyId = admission.principal.key.id;
     this.publicModel = admission.identity.model;
     this.upstreamModel = connection.candidate.upstreamModel;
-    this.translator = createTranslator(admission.clientGeneration, connection.handshake.generation);
+    this.clientGeneration = admission.clientGeneration;
+    this.upstreamGeneration = connection.handshake.generation;
+    this.translator = createTranslator(this.clientGeneration, this.upstreamGeneration);
     this.settled = new Promise((resolve) => (this.resolveSettled = resolve));
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
     admission.billing.onQuotaError = () => {
@@ -86,7 +95,7 @@ export class RealtimeSession {
     const cap = this.gateway.config.realtime.maxBufferedBytes;
     this.toUpstream = new Pipe(client, this.upstream, cap, () => this.gateway.realtime.events.emit('backpressure', this, 'toUpstream'));
     this.toClient = new Pipe(this.upstream, client, cap, () => this.gateway.realtime.events.emit('backpressure', this, 'toClient'));
-    client.on('message', this.onClientMessage);
+    client.on('message', this.onClientFrame);
     client.on('close', this.onClientClose);
     client.on('error', (error) => this.gateway.log.debug({ sessionId: this.id, err: error.message }, 'realtime client socket error'));
     client.on('pong', () => (this.clientAlive = true));
@@ -159,6 +168,17 @@ export class RealtimeSession {
     this.client?.terminate();
   }
 
+  /** A client frame that cannot be read gets an `error` event; one that still throws is a bug, logged: never the session's or the process's end. */
+  private readonly onClientFrame = (data: RawData, binary: boolean): void => {
+    try {
+      this.onClientMessage(data, binary);
+    } catch (error) {
+      const failure = frameFailure(error);
+      if (failure.bug) this.gateway.log.error({ sessionId: this.id, err: error }, 'realtime client frame failed');
+      this.toClient?.send(failure.event, false);
+    }
+  };
+
   private readonly onClientMessage = (data: RawData, binary: boolean): void => {
     this.lastActivity = Date.now();
     if (this.state !== 'open') return;
@@ -175,24 +195,27 @@ export class RealtimeSession {
       pipe.send(frame, false);
       return;
     }
-    const event = parseEvent(frame.toString('utf8'));
-    if (!event) {
-      pipe.send(frame, false);
-      return;
-    }
+    // throws (answered by onClientFrame, never forwarded) when the frame is not an event the session can read
+    const event = readClientEvent(frame);
+    const shown = detectGeneration(event);
+    if (shown !== undefined && !this.generationShown) this.adoptGeneration(shown);
+    const eventId = typeof event.event_id === 'string' ? event.event_id : null;
     let out: Json = event;
     switch (event.type) {
       case 'response.create': {
-        const eventId = typeof event.event_id === 'string' ? event.event_id : null;
-        const refusal = this.admission.billing.onResponseCreate(eventId);
-        if (refusal) return this.endForQuota(refusal, eventId);
+        const refusal = this.admission.billing.onResponseCreate(eventId, isObject(event.response) ? event.response : undefined);
+        if (refusal?.endsSession) return this.endForQuota(refusal.error, eventId);
+        if (refusal) return this.answer(refusal.error, eventId);
         // re-serialised: the upstream reads exactly the event the gateway accounted for
         out = { ...event };
         break;
       }
-      case 'conversation.item.create':
-        this.admission.estimator.noteItem(event.item);
+      case 'conversation.item.create': {
+        const refusal = this.admission.billing.onItemCreate(event.item);
+        if (refusal) return this.answer(refusal, eventId);
+        out = { ...event };
         break;
+      }
       case 'input_audio_buffer.append':
         if (typeof event.audio === 'string') this.admission.estimator.noteAudio(event.audio.length);
         break;
@@ -201,9 +224,24 @@ export class RealtimeSession {
         out = isObject(event.session) && event.session.model !== undefined ? { ...event, session: { ...event.session, model: this.upstreamModel } } : { ...event };
         break;
     }
-    if (this.translator) out = this.translator.toUpstream(out);
+    // each frame from its own generation: a client may write both, whatever its handshake said
+    if ((shown ?? this.clientGeneration) !== this.upstreamGeneration) out = clientEvent(out, this.upstreamGeneration);
     pipe.send(out === event ? frame : JSON.stringify(out), false);
   };
+
+  /** The first frame that shows the client's generation settles it: server events follow it from then on. */
+  private adoptGeneration(generation: RealtimeGeneration): void {
+    this.generationShown = true;
+    if (generation === this.clientGeneration) return;
+    this.gateway.log.debug({ sessionId: this.id, from: this.clientGeneration, to: generation }, 'realtime client generation told from its frames');
+    this.clientGeneration = generation;
+    this.translator = createTranslator(generation, this.upstreamGeneration);
+  }
+
+  /** A client event the gateway refused (and did not forward): the client hears why, in order with the relayed events. */
+  private answer(error: GatewayError, clientEventId: string | null): void {
+    this.toClient?.send(errorEvent(error, clientEventId), false);
+  }
 
   private readonly onUpstreamMessage = (data: RawData, binary: boolean): void => {
     this.lastActivity = Date.now();

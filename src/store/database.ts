@@ -9,6 +9,7 @@ import { mediaMigration } from './migrations/002-media.ts';
 import { consoleMigration } from './migrations/003-console.ts';
 import { usageUniqueMigration } from './migrations/004-usage-unique.ts';
 import { deadLettersMigration } from './migrations/005-dead-letters.ts';
+import { operatorKeyLimitsMigration } from './migrations/006-operator-key-limits.ts';
 import type { Database } from './schema.ts';
 import { nodeSqliteDialect } from './sqlite-dialect.ts';
 
@@ -88,6 +89,7 @@ async function migrate(store: Store, migrationSchema: string | undefined): Promi
     '003-console': consoleMigration(),
     '004-usage-unique': usageUniqueMigration(),
     '005-dead-letters': deadLettersMigration(store.dialect),
+    '006-operator-key-limits': operatorKeyLimitsMigration(),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   const migrator = new Migrator({ db: store.db, provider, ...(migrationSchema && { migrationTableSchema: migrationSchema }) });

@@ -66,6 +66,12 @@ export interface ApiKeysTable {
   rpm: number | null;
   tpm: number | null;
   max_spend_nano: number | null;
+  /** the customer's own limits (the columns above are the operator's); 006-operator-key-limits */
+  customer_disabled: Flag;
+  customer_expires_at: number | null;
+  customer_rpm: number | null;
+  customer_tpm: number | null;
+  customer_max_spend_nano: number | null;
   spent_nano: Int;
   last_used_at: number | null;
   seq: Int;

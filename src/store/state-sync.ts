@@ -10,7 +10,6 @@ import type { ModelOverrideRecord } from './repositories/model-overrides.ts';
 import { modelOverridesRepository } from './repositories/model-overrides.ts';
 import type { ProviderRecord } from './repositories/providers.ts';
 import { providersRepository } from './repositories/providers.ts';
-import type { SettlementLog } from '../billing/settlement-log.ts';
 import { inPlaceFlusher, type Flusher } from './flusher.ts';
 import { RowGuard } from './row-guard.ts';
 import type { FlushOutcome } from './flush-isolation.ts';
@@ -24,8 +23,6 @@ export interface SyncListener {
   modelOverride(record: ModelOverrideRecord): void;
   /** a batch of journal entries is in the database now */
   flushed(entries: LedgerEntry[], written: Set<string>): void;
-  /** entries flushed earlier are now part of what this instance has seen: every change up to `seenSeq` */
-  visible?(entries: LedgerEntry[], seenSeq: number): void;
 }
 
 /** How the write-behind is doing, for /readyz and /metrics. */
@@ -79,10 +76,6 @@ export class StateSync {
   private deadLetters = 0;
   private stuck = 0;
   private failedFlushes = 0;
-  /** entries committed whose change this instance has not polled back yet */
-  private committedUnseen: LedgerEntry[] = [];
-  /** where every queued journal entry is appended before it waits for the flush (none: in memory only) */
-  settlementLog: SettlementLog | undefined;
 
   /** `flusher`: where batches are written (default: in place, on this connection) */
   constructor(db: Kysely<Database>, listener: SyncListener, log: Logger, intervalMs: number, flusher?: Flusher) {
@@ -94,12 +87,10 @@ export class StateSync {
     this.guard = new RowGuard((column, problem) => this.log.warn({ column, problem }, 'a value did not fit its column and was adjusted (reported once)'));
   }
 
-  /** `usage`: the call's usage row, kept in the settlement log only (replayed if the process dies) */
-  enqueue(entry: LedgerEntry, usage: NewUsageRow | null = null): void {
+  enqueue(entry: LedgerEntry): void {
     // fitted to its columns in place, first: the ledger applies the amount after this (Ledger.apply)
     this.guard.entry(entry);
     if (this.queuedSince === 0) this.queuedSince = Date.now();
-    this.settlementLog?.append(entry, usage);
     this.batch.entries.push(entry);
   }
 
@@ -117,11 +108,6 @@ export class StateSync {
 
   get pendingWrites(): number {
     return this.batch.entries.length + this.batch.usage.length;
-  }
-
-  /** the change counter up to which this instance has applied every committed change */
-  get seenSeq(): number {
-    return this.lastSeq;
   }
 
   health(): FlushHealth {
@@ -177,8 +163,6 @@ export class StateSync {
     this.timer = undefined;
     try {
       await this.now();
-      // everything logged is committed: a clean stop leaves nothing to replay
-      this.settlementLog?.close();
     } finally {
       await this.flusher.close();
     }
@@ -198,11 +182,6 @@ export class StateSync {
       }
       // the committed state is pulled in even when the flush failed
       await this.poll();
-      if (this.committedUnseen.length > 0) {
-        const entries = this.committedUnseen;
-        this.committedUnseen = [];
-        this.listener.visible?.(entries, this.lastSeq);
-      }
       if (failure !== undefined && durable) throw failure;
     } finally {
       this.running = false;
@@ -217,7 +196,6 @@ export class StateSync {
     this.lastUse = new Map();
     this.flushingSince = this.queuedSince;
     this.queuedSince = 0;
-    this.settlementLog?.seal();
     const touches: KeyTouch[] = Array.from(lastUse, ([keyId, lastUsedAt]) => ({ keyId, lastUsedAt }));
     const batch: WriteBatch = { entries, usage, touches };
     try {
@@ -228,10 +206,6 @@ export class StateSync {
       // entries refused even sanitised are not in the database: kept (never dropped), not reconciled
       const stuck = outcome.stuck.length === 0 ? undefined : new Set(outcome.stuck.map((entry) => entry.entryKey));
       this.listener.flushed(stuck ? batch.entries.filter((entry) => !stuck.has(entry.entryKey)) : batch.entries, outcome.written);
-      this.settlementLog?.committed();
-      // entries still waiting stay in the log (their old segment is gone) and stay pending elsewhere
-      for (const entry of outcome.stuck) this.settlementLog?.append(entry, null);
-      if (this.listener.visible) for (const entry of entries) if (!stuck?.has(entry.entryKey)) this.committedUnseen.push(entry);
     } catch (error) {
       // the database is unavailable: keep the writes, in order, ahead of anything queued
       // meanwhile, and retry the whole batch after a backoff (nothing is set aside for this)
@@ -256,10 +230,14 @@ export class StateSync {
       this.log.error({ requestId: letter.rowKey, error: letter.error }, 'usage row refused by the database; moved to dead_letters');
     }
     for (const entry of outcome.sanitised) this.log.warn({ entryKey: entry.entryKey, error: entry.error }, 'journal entry refused by the database; written with a sanitised note');
+    // logged when the count changes (the entries are retried every cycle; the gauge stays up meanwhile)
+    const changed = outcome.stuck.length !== this.stuck;
     this.stuck = outcome.stuck.length;
     if (this.stuck === 0) return;
-    for (const entry of outcome.stuck) {
-      this.log.error({ entryKey: entry.entryKey, accountId: entry.accountId, amountNano: entry.amountNano }, 'journal entry refused by the database even sanitised; kept in memory and retried');
+    if (changed) {
+      for (const entry of outcome.stuck) {
+        this.log.error({ entryKey: entry.entryKey, accountId: entry.accountId, amountNano: entry.amountNano }, 'journal entry refused by the database even sanitised; kept in memory and retried');
+      }
     }
     this.batch.entries.unshift(...outcome.stuck);
     this.queuedSince = this.queuedSince === 0 ? this.flushingSince : Math.min(this.queuedSince, this.flushingSince);

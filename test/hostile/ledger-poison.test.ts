@@ -16,7 +16,7 @@ import OpenAI from 'openai';
 import pg from 'pg';
 import { newId } from '../../src/core/ids.ts';
 import type { NewUsageRow } from '../../src/store/schema.ts';
-import { bothDatabases, PG_URL, uniqueName } from '../helpers/databases.ts';
+import { bothDatabases, PG_URL, postgresDatabase, uniqueName } from '../helpers/databases.ts';
 import { ADMIN_TOKEN, startTestGateway, type Customer, type TestGateway } from '../helpers/gateway.ts';
 import { installRefusals, REFUSED_MODEL } from '../helpers/refusals.ts';
 
@@ -169,7 +169,77 @@ for (const database of bothDatabases('poison')) {
       await tg.assertBillingInvariants(customer.accountId);
       await adminAnswers();
     });
+
+    test('a journal entry refused even sanitised is kept, counted loudly, and written once the database takes it', async () => {
+      const orphanAccount = newId('acct'); // no such account yet: the journal's foreign key refuses the entry
+      const entryKey = `credit:${orphanAccount}:${newId('k')}`;
+      tg.gateway.ledger.adjust(orphanAccount, 5_000, 'credit', entryKey, 'for an account that is not there yet');
+      await chat();
+      await adminAnswers();
+      const stuck = await until('the entry to be reported stuck', async () => ((await metric('modelgate_journal_entries_stuck')) === 1 ? true : undefined));
+      assert.ok(stuck);
+      const { body } = await readyz();
+      assert.equal(body.flush?.stuck_journal_entries, 1);
+      assert.ok(body.flush!.pending_writes >= 1, 'the entry is still queued');
+      await tg.assertBillingInvariants(customer.accountId); // everyone else's writes go on
+      // the account appears (here: inserted behind the gateway's back); the next flush writes the entry
+      await tg.gateway.repos.accounts.insert({ id: orphanAccount, name: 'late', email: null });
+      await flushed();
+      assert.equal(await metric('modelgate_journal_entries_stuck'), 0);
+      const written = await tg.gateway.store.db.selectFrom('ledger').selectAll().where('entry_key', '=', entryKey).execute();
+      assert.equal(written.length, 1);
+      assert.equal(Number(written[0]!.amount_nano), 5_000);
+      assert.equal((await readyz()).body.flush?.dead_letters, (await metric('modelgate_dead_letters_total')), 'journal entries never dead-lettered');
+    });
   });
+}
+
+describe('/readyz says not ready while writes wait longer than MODELGATE_FLUSH_LAG_READY_MS', () => {
+  const database = postgresDatabase('flush_lag');
+  let tg: TestGateway;
+  before(async () => {
+    tg = await startTestGateway({ databaseUrl: database.url, env: { MODELGATE_FLUSH_LAG_READY_MS: '200' } });
+  });
+  after(async () => {
+    await tg?.close();
+    await database.drop();
+  });
+
+  test('a flush held up by the database: 503 with the lag, then ready again once the writes are in', async () => {
+    const customer = await tg.customer(1);
+    const release = await holdChangeCounter(database.url);
+    try {
+      const client = new OpenAI({ baseURL: tg.baseURL, apiKey: customer.key, maxRetries: 0 });
+      await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] });
+      const waiting = await until('/readyz to say not ready', async () => {
+        const res = await fetch(`${tg.origin}/readyz`);
+        return res.status === 503 ? ((await res.json()) as Readyz & { reason?: string }) : undefined;
+      });
+      assert.equal(waiting.reason, 'flush_lag');
+      assert.ok(waiting.flush!.lag_ms > 200);
+    } finally {
+      await release();
+    }
+    const ready = await until('/readyz to say ready', async () => {
+      const res = await fetch(`${tg.origin}/readyz`);
+      return res.status === 200 ? ((await res.json()) as Readyz) : undefined;
+    });
+    assert.equal(ready.flush?.lag_ms, 0);
+    await tg.assertBillingInvariants(customer.accountId);
+  });
+});
+
+/** Holds the change counter's row lock: every flush waits inside its transaction until released. */
+async function holdChangeCounter(url: string): Promise<() => Promise<void>> {
+  const schema = new URL(url).searchParams.get('schema')!;
+  const holder = new pg.Client({ connectionString: PG_URL, options: `-c search_path="${schema}"` });
+  await holder.connect();
+  await holder.query('BEGIN');
+  await holder.query(`SELECT value FROM meta WHERE name = 'seq' FOR UPDATE`);
+  return async () => {
+    await holder.query('COMMIT');
+    await holder.end();
+  };
 }
 
 /** Holds SQLite's write lock from another connection: every write waits, then fails with "database is locked". */

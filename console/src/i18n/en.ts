@@ -127,6 +127,8 @@ export const en = {
   'keys.secretTitle': 'Your new key',
   'keys.secretOnce': 'Copy this key now. It is shown only this once: we store only a fingerprint of it.',
   'keys.secretDone': 'I have copied it',
+  'keys.byOperator': 'Set by the operator: {limits}',
+  'keys.operatorLimits': 'The operator limits this key: {limits}. Your own limits below apply as well, and may only be tighter.',
 
   'usage.title': 'Usage',
   'usage.titleAll': 'Usage across all accounts',

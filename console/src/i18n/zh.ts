@@ -129,6 +129,8 @@ export const zh: Record<keyof typeof en, string> = {
   'keys.secretTitle': '你的新密钥',
   'keys.secretOnce': '请立即复制此密钥。它只显示这一次：我们只保存它的指纹。',
   'keys.secretDone': '我已复制',
+  'keys.byOperator': '运营方设定：{limits}',
+  'keys.operatorLimits': '运营方对此密钥的限制：{limits}。下方您自己的限制同时生效，且只能更严格。',
 
   'usage.title': '用量',
   'usage.titleAll': '所有账户的用量',

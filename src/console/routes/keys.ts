@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { createKey, revokeKey, rollKey, updateKey } from '../../admin/keys.ts';
+import { createKey, limitsPatch, revokeKey, rollKey, updateKey } from '../../admin/keys.ts';
 import { KeyCreateSchema, KeyPatchSchema, type KeyCreate, type KeyPatch } from '../../admin/schemas.ts';
 import { notFound } from '../../core/errors.ts';
 import type { ConsoleContext } from '../context.ts';
 import { accountOf, requireCustomerHook } from '../security/session.ts';
+import { refuseLoosening } from '../services/own-key-limits.ts';
 import { keysPage } from '../store/keys-page.ts';
 import { consoleKeyView } from '../views.ts';
 
@@ -44,14 +45,16 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
             : settings.default_key_max_spend_nano / 1e9
           : request.body.max_spend_usd,
     };
-    const { record, secret } = await createKey(gateway, accountOf(request), body);
+    const { record, secret } = await createKey(gateway, accountOf(request), body, 'customer');
     reply.header('cache-control', 'no-store');
     return reply.code(201).send({ key: consoleKeyView(gateway, record), secret });
   });
 
   app.patch<IdParams & { Body: KeyPatch }>('/console/api/keys/:id', { ...opts, schema: { body: KeyPatchSchema } }, async (request) => {
-    await ownKey(request, request.params.id);
-    return { key: consoleKeyView(gateway, await updateKey(gateway, request.params.id, request.body)) };
+    // the customer's own limits: they may tighten the operator's, never lift them
+    const current = await ownKey(request, request.params.id);
+    refuseLoosening(current.operator, limitsPatch(request.body));
+    return { key: consoleKeyView(gateway, await updateKey(gateway, request.params.id, request.body, 'customer')) };
   });
 
   app.post<IdParams>('/console/api/keys/:id/roll', opts, async (request, reply) => {

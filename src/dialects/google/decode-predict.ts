@@ -2,7 +2,7 @@ import type { CatalogueModel } from '../../catalogue/catalogue.ts';
 import type { Meter } from '../../catalogue/pricing.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { ImageGenerationCall } from '../../core/ir/media.ts';
-import { countTextTokens } from '../../pipeline/token-counter.ts';
+import { countTextTokens, type TextCounter } from '../../pipeline/token-counter.ts';
 import { caps, oneOf } from '../openai/media-rules.ts';
 
 const HANDLED = new Set(['sampleCount', 'aspectRatio', 'personGeneration', 'imageSize', 'sampleImageSize', 'quality']);
@@ -14,7 +14,7 @@ const HANDLED = new Set(['sampleCount', 'aspectRatio', 'personGeneration', 'imag
  * wire name Google's client uses, is read too), `quality` low/medium/high. Other parameters
  * pass through to the upstream.
  */
-export function decodePredict(body: Record<string, unknown>, model: CatalogueModel): { call: ImageGenerationCall; meter: Meter; n: number } {
+export function decodePredict(body: Record<string, unknown>, model: CatalogueModel, count: TextCounter = countTextTokens): { call: ImageGenerationCall; meter: Meter; n: number } {
   if (!caps.flag(model, 'native_predict')) throw invalidRequest(`${model.id} is not a native image prediction model.`, 'model', 'model_not_supported');
   const instances = body.instances;
   if (!Array.isArray(instances) || instances.length === 0) throw invalidRequest('instances must be an array with one {prompt} object.', 'instances');
@@ -22,7 +22,7 @@ export function decodePredict(body: Record<string, unknown>, model: CatalogueMod
   const prompt = (instances[0] as { prompt?: unknown } | null)?.prompt;
   if (typeof prompt !== 'string' || prompt.trim() === '') throw invalidRequest('instances[0].prompt is required.', 'instances[0].prompt');
   const maxTokens = caps.number(model, 'max_prompt_tokens') ?? 480;
-  const tokens = countTextTokens(prompt);
+  const tokens = count(prompt);
   if (tokens > maxTokens) throw invalidRequest(`instances[0].prompt has ${tokens} tokens; at most ${maxTokens} are allowed.`, 'instances[0].prompt');
 
   const p = (body.parameters ?? {}) as Record<string, unknown>;

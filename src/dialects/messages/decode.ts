@@ -3,6 +3,7 @@ import { invalidRequest } from '../../core/errors.ts';
 import type { ChatCall, CountTokensCall, MessagesCall } from '../../pipeline/codec.ts';
 import type { Decoded } from '../openai/decode-chat.ts';
 import { convertRequest } from './convert-request.ts';
+import { PromptEstimate } from '../../pipeline/prompt-estimate.ts';
 import { countMessagesTokens } from './count-tokens.ts';
 import { messagesOutput } from './output.ts';
 
@@ -23,7 +24,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return Array.isArray(value) ? value.join(',') : value || undefined;
 }
 
-export function decodeMessages(body: Body, headers: { nativeVersion: string; nativeBeta: string | undefined }): Decoded<MessagesCall> {
+export function decodeMessages(body: Body, headers: { nativeVersion: string; nativeBeta: string | undefined }, bodyBytes = Number.NaN): Decoded<MessagesCall> {
   // the messages format has no image output (an assistant turn holds text and tool uses only):
   // images are asked for on /v1/chat/completions, never silently dropped here
   if (body.modality === 'image') {
@@ -49,7 +50,8 @@ export function decodeMessages(body: Body, headers: { nativeVersion: string; nat
         return chat;
       },
     },
-    estimate: { inputTokens: countMessagesTokens(body), outputTokens: maxTokens },
+    // counted after admission, off the event loop when large (runOperation settles it)
+    estimate: new PromptEstimate(body, countMessagesTokens, maxTokens, bodyBytes),
   };
 }
 

@@ -3,6 +3,7 @@ import { invalidRequest } from '../../core/errors.ts';
 import type { IrChatRequest } from '../../core/ir/chat.ts';
 import type { ChatCall } from '../../pipeline/codec.ts';
 import type { OpenOutputCap } from '../../pipeline/run-operation.ts';
+import { PromptEstimate as LazyPromptEstimate } from '../../pipeline/prompt-estimate.ts';
 import { countChatPromptTokens, IMAGE_ALLOWANCE, REPLY_PRIMER } from '../../pipeline/token-counter.ts';
 import { openaiChatOutput } from './chat-output.ts';
 
@@ -11,7 +12,7 @@ export interface Decoded<Call> {
   call: Call;
   stream: boolean;
   /** see OperationRequest.estimate: `inputTokens` may be a lazy getter beside a cheap bound */
-  estimate: { inputTokens: number; outputTokens: number; inputTokensUpperBound?: number };
+  estimate: { inputTokens: number; outputTokens: number; inputTokensUpperBound?: number; settle?: () => Promise<void> | undefined };
   openOutputCap?: OpenOutputCap;
 }
 
@@ -71,13 +72,11 @@ export function decodeChat(body: Record<string, unknown>, defaultMaxOutputTokens
  * for images, which count a fixed allowance each.
  *
  * A class rather than an object literal with a getter: such a literal is a dictionary-mode object
- * with a new accessor pair and closure per request.
+ * with a new accessor pair and closure per request. A large prompt is counted off the event loop
+ * (`settle`, see LazyPromptEstimate).
  */
-class PromptEstimate {
-  readonly outputTokens: number;
+class PromptEstimate extends LazyPromptEstimate<Record<string, unknown>> {
   readonly inputTokensUpperBound: number | undefined;
-  #exact: number | undefined;
-  readonly #body: Record<string, unknown>;
 
   constructor(
     body: Record<string, unknown>,
@@ -85,13 +84,8 @@ class PromptEstimate {
     bodyBytes: number | undefined,
     outputTokens: number,
   ) {
-    this.#body = body;
-    this.outputTokens = outputTokens;
+    super(body, countChatPromptTokens, outputTokens, bodyBytes ?? Number.NaN);
     this.inputTokensUpperBound = bodyBytes !== undefined && Number.isFinite(bodyBytes) ? bodyBytes + REPLY_PRIMER + IMAGE_ALLOWANCE * imageParts(messages) : undefined;
-  }
-
-  get inputTokens(): number {
-    return (this.#exact ??= countChatPromptTokens(this.#body));
   }
 }
 

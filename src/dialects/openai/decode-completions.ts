@@ -1,12 +1,13 @@
 import { invalidRequest } from '../../core/errors.ts';
 import type { CompletionsCall } from '../../pipeline/codec.ts';
+import { PromptEstimate } from '../../pipeline/prompt-estimate.ts';
 import { countPromptTokens } from '../../pipeline/token-counter.ts';
 import type { Decoded } from './decode-chat.ts';
 
 /** Legacy completions default to 16 output tokens (the vendor's documented default). */
 const DEFAULT_COMPLETION_TOKENS = 16;
 
-export function decodeCompletions(body: Record<string, unknown>): Decoded<CompletionsCall> {
+export function decodeCompletions(body: Record<string, unknown>, bodyBytes = Number.NaN): Decoded<CompletionsCall> {
   const stream = body.stream === true;
   if (body.stream_options != null && !stream) {
     throw invalidRequest('stream_options is only allowed when stream is true', 'stream_options');
@@ -24,6 +25,6 @@ export function decodeCompletions(body: Record<string, unknown>): Decoded<Comple
     // the cap reserved for goes upstream even when it is the vendor's own default: a compatible server may default higher
     call: { body: typeof body.max_tokens === 'number' ? body : { ...body, max_tokens: maxTokens }, stream, clientWantsUsage: streamOptions?.include_usage === true },
     // every best_of candidate is generated and billed
-    estimate: { inputTokens: countPromptTokens(body.prompt) * bestOf, outputTokens: maxTokens * bestOf },
+    estimate: new PromptEstimate(body.prompt, countPromptTokens, maxTokens * bestOf, bodyBytes, bestOf),
   };
 }

@@ -1,7 +1,8 @@
 import type { CatalogueModel } from '../../catalogue/catalogue.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { EmbeddingsCall } from '../../pipeline/codec.ts';
-import { countTextTokens } from '../../pipeline/token-counter.ts';
+import { boundCounter } from '../../pipeline/off-loop-counter.ts';
+import { countTextTokens, type TextCounter } from '../../pipeline/token-counter.ts';
 import type { Decoded } from './decode-chat.ts';
 
 const MAX_INPUT_TOKENS = 8192;
@@ -9,15 +10,17 @@ const MAX_INPUT_TOKENS = 8192;
 /**
  * Embedding rules of the specification: at most 2048 inputs (schema), each at most 8192
  * tokens and not empty; `dimensions` only where the model supports it and not above its size.
+ * `count` is the request's counter (see counterFor); when the texts were too long to tokenise it
+ * only bounds them, and an input's length is then left for the vendor to judge.
  */
-export function decodeEmbeddings(body: Record<string, unknown>, model: CatalogueModel): Decoded<EmbeddingsCall> {
+export function decodeEmbeddings(body: Record<string, unknown>, model: CatalogueModel, count: TextCounter = countTextTokens): Decoded<EmbeddingsCall> {
   const inputs = normalise(body.input);
   let inputTokens = 0;
   inputs.forEach((input, i) => {
-    const tokens = typeof input === 'string' ? countTextTokens(input) : input.length;
+    const tokens = typeof input === 'string' ? count(input) : input.length;
     const param = Array.isArray(body.input) && inputs.length > 1 ? `input[${i}]` : 'input';
     if (tokens === 0) throw invalidRequest(`${param} must not be empty`, param);
-    if (tokens > MAX_INPUT_TOKENS) {
+    if (tokens > MAX_INPUT_TOKENS && count !== boundCounter) {
       throw invalidRequest(`${param} has ${tokens} tokens; each input may have at most ${MAX_INPUT_TOKENS}`, param);
     }
     inputTokens += tokens;

@@ -1,7 +1,7 @@
 import type { CatalogueModel } from '../../catalogue/catalogue.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { ModerationCall, RerankCall, RerankResult } from '../../core/ir/media.ts';
-import { countTextTokens } from '../../pipeline/token-counter.ts';
+import { countTextTokens, type TextCounter } from '../../pipeline/token-counter.ts';
 import { requireKind } from './media-rules.ts';
 
 export const DEFAULT_MODERATION_MODEL = 'omni-moderation-latest';
@@ -20,7 +20,7 @@ export function decodeModeration(body: Record<string, unknown>, model: Catalogue
 }
 
 /** Rerank: documents as strings (or `{text}` objects), `top_n` at most the number of documents. */
-export function decodeRerank(body: Record<string, unknown>, model: CatalogueModel): { call: RerankCall; tokens: number } {
+export function decodeRerank(body: Record<string, unknown>, model: CatalogueModel, count: TextCounter = countTextTokens): { call: RerankCall; tokens: number } {
   requireKind(model, 'rerank', '/v1/rerank');
   const documents = (body.documents as unknown[]).map((doc, i) => {
     if (typeof doc === 'string') return doc;
@@ -30,7 +30,7 @@ export function decodeRerank(body: Record<string, unknown>, model: CatalogueMode
   });
   const topN = body.top_n as number | undefined;
   const query = body.query as string;
-  const tokens = countTextTokens(query) * documents.length + documents.reduce((n, d) => n + countTextTokens(d), 0);
+  const tokens = count(query) * documents.length + documents.reduce((n, d) => n + count(d), 0);
   return { call: { query, documents, topN: topN === undefined ? undefined : Math.min(topN, documents.length), returnDocuments: body.return_documents === true }, tokens };
 }
 

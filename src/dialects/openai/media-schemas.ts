@@ -3,7 +3,7 @@
  * per-model rules are checked in the decoders, from the catalogue's capabilities).
  */
 
-const model = { type: 'string', minLength: 1, maxLength: 256 } as const;
+import { modelSchema as model } from './schemas.ts';
 
 export const speechSchema = {
   type: 'object',
@@ -49,7 +49,7 @@ export const rerankSchema = {
     model,
     query: { type: 'string', minLength: 1 },
     documents: { type: 'array', minItems: 1, maxItems: 1000, items: { type: ['string', 'object'] } },
-    top_n: { type: 'integer', minimum: 1 },
+    top_n: { type: 'integer', minimum: 1, maximum: 1000 },
     return_documents: { type: 'boolean' },
   },
 } as const;
@@ -63,4 +63,22 @@ export const videoGenerationSchema = {
     duration: { type: 'integer', minimum: 1, maximum: 600 },
     size: { type: 'string' },
   },
+} as const;
+
+/** `POST /v1/videos` sent as JSON (the job API; a multipart form is read field by field by the route). */
+export const videoJobSchema = {
+  type: 'object',
+  properties: {
+    model,
+    prompt: { type: 'string', minLength: 1, maxLength: 10000 },
+    seconds: { type: ['string', 'integer'], maxLength: 8, minimum: 1, maximum: 600 },
+    size: { type: 'string', maxLength: 32 },
+  },
+} as const;
+
+/** `POST /v1/images/edits|variations` sent as JSON (the image as Base64); a multipart form is read by the route. */
+export const imageEditJsonSchema = {
+  type: 'object',
+  required: ['model'],
+  properties: { model },
 } as const;

@@ -91,7 +91,8 @@ function gaClientOnBetaUpstream(): EventTranslator {
   };
 }
 
-function clientEvent(event: Json, target: RealtimeGeneration): Json {
+/** a client event → the `target` generation's form (the event must be in the other one) */
+export function clientEvent(event: Json, target: RealtimeGeneration): Json {
   switch (event.type) {
     case 'session.update':
       return isObject(event.session) ? { ...event, session: target === 'ga' ? sessionToGa(event.session) : sessionToBeta(event.session) } : event;

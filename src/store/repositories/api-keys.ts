@@ -2,6 +2,20 @@ import type { Kysely } from 'kysely';
 import type { ApiKeyRow, Database } from '../schema.ts';
 import { nextSeq } from '../seq.ts';
 
+/** What limits a key: the operator's (admin API) or the customer's own (console). Null: no limit. */
+export interface KeyLimits {
+  disabled: boolean;
+  expiresAt: number | null;
+  rpm: number | null;
+  tpm: number | null;
+  maxSpendNano: number | null;
+}
+
+/**
+ * A key as the request path uses it: `disabled`, `expiresAt`, `rpm`, `tpm` and `maxSpendNano`
+ * are the effective limits, the tighter of the operator's and the customer's own (both kept
+ * beside them), so authentication, rate limits and the spend cap stay one lookup.
+ */
 export interface ApiKeyRecord {
   id: string;
   accountId: string;
@@ -19,29 +33,66 @@ export interface ApiKeyRecord {
   lastUsedAt: number | null;
   seq: number;
   createdAt: number;
+  operator: KeyLimits;
+  customer: KeyLimits;
 }
 
-export type ApiKeyInput = Pick<ApiKeyRecord, 'id' | 'accountId' | 'name' | 'keyHash' | 'keyHint' | 'expiresAt' | 'models' | 'rpm' | 'tpm' | 'maxSpendNano'>;
-export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, 'name' | 'expiresAt' | 'disabled' | 'models' | 'rpm' | 'tpm' | 'maxSpendNano'>>;
+/** `expiresAt`, `rpm`, `tpm` and `maxSpendNano` are the operator's; `customer` the customer's own. */
+export type ApiKeyInput = Pick<ApiKeyRecord, 'id' | 'accountId' | 'name' | 'keyHash' | 'keyHint' | 'expiresAt' | 'models' | 'rpm' | 'tpm' | 'maxSpendNano'> & {
+  customer?: Partial<KeyLimits>;
+};
+/** The limit fields change the operator's; `customer` changes the customer's own. */
+export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, 'name' | 'expiresAt' | 'disabled' | 'models' | 'rpm' | 'tpm' | 'maxSpendNano'>> & {
+  customer?: Partial<KeyLimits>;
+};
+
+/** The tighter of two limits, where null is none. */
+function tighter(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return Math.min(a, b);
+}
 
 export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
+  const operator: KeyLimits = { disabled: row.disabled === 1, expiresAt: row.expires_at, rpm: row.rpm, tpm: row.tpm, maxSpendNano: row.max_spend_nano };
+  const customer: KeyLimits = {
+    disabled: row.customer_disabled === 1,
+    expiresAt: row.customer_expires_at,
+    rpm: row.customer_rpm,
+    tpm: row.customer_tpm,
+    maxSpendNano: row.customer_max_spend_nano,
+  };
   return {
     id: row.id,
     accountId: row.account_id,
     name: row.name,
     keyHash: row.key_hash,
     keyHint: row.key_hint,
-    expiresAt: row.expires_at,
-    disabled: row.disabled === 1,
+    expiresAt: tighter(operator.expiresAt, customer.expiresAt),
+    disabled: operator.disabled || customer.disabled,
     revoked: row.revoked === 1,
     models: row.models === null ? null : (JSON.parse(row.models) as string[]),
-    rpm: row.rpm,
-    tpm: row.tpm,
-    maxSpendNano: row.max_spend_nano,
+    rpm: tighter(operator.rpm, customer.rpm),
+    tpm: tighter(operator.tpm, customer.tpm),
+    maxSpendNano: tighter(operator.maxSpendNano, customer.maxSpendNano),
     spentNano: row.spent_nano,
     lastUsedAt: row.last_used_at,
     seq: row.seq,
     createdAt: row.created_at,
+    operator,
+    customer,
+  };
+}
+
+/** The customer's own limits as columns, for the fields a patch or an insert names. */
+function customerColumns(limits: Partial<KeyLimits> | undefined) {
+  if (!limits) return {};
+  return {
+    ...(limits.disabled !== undefined && { customer_disabled: limits.disabled ? 1 : 0 }),
+    ...(limits.expiresAt !== undefined && { customer_expires_at: limits.expiresAt }),
+    ...(limits.rpm !== undefined && { customer_rpm: limits.rpm }),
+    ...(limits.tpm !== undefined && { customer_tpm: limits.tpm }),
+    ...(limits.maxSpendNano !== undefined && { customer_max_spend_nano: limits.maxSpendNano }),
   };
 }
 
@@ -63,6 +114,7 @@ export function apiKeysRepository(db: Kysely<Database>) {
             rpm: input.rpm,
             tpm: input.tpm,
             max_spend_nano: input.maxSpendNano,
+            ...customerColumns(input.customer),
             spent_nano: 0,
             last_used_at: null,
             seq: await nextSeq(trx),
@@ -88,6 +140,7 @@ export function apiKeysRepository(db: Kysely<Database>) {
             ...(patch.rpm !== undefined && { rpm: patch.rpm }),
             ...(patch.tpm !== undefined && { tpm: patch.tpm }),
             ...(patch.maxSpendNano !== undefined && { max_spend_nano: patch.maxSpendNano }),
+            ...customerColumns(patch.customer),
             seq: await nextSeq(trx),
             updated_at: Date.now(),
           })

@@ -1,11 +1,21 @@
 import { useState } from 'preact/hooks';
 import { Field } from '../../components/Field.tsx';
-import { ErrorText } from '../../components/Notice.tsx';
+import { ErrorText, Notice } from '../../components/Notice.tsx';
 import { t } from '../../i18n/index.ts';
 import { get } from '../../lib/api.ts';
-import { dateInputValue, parseDateInput } from '../../lib/format.ts';
+import { date, dateInputValue, money, parseDateInput } from '../../lib/format.ts';
 import { useData } from '../../lib/use-data.ts';
 
+/** One hand's limits on a key: the operator's, or the customer's own. */
+export interface KeyLimits {
+  disabled: boolean;
+  expires_at: string | null;
+  rpm: number | null;
+  tpm: number | null;
+  max_spend_usd: string | null;
+}
+
+/** The limit fields are what applies: the tighter of `operator_limits` and `own_limits`. */
 export interface KeyView {
   id: string;
   name: string | null;
@@ -20,6 +30,8 @@ export interface KeyView {
   spent_usd: string;
   last_used_at: string | null;
   created_at: string;
+  operator_limits: KeyLimits;
+  own_limits: KeyLimits;
 }
 
 export interface KeyBody {
@@ -36,13 +48,16 @@ const optionalNumber = (value: string): number | null => (value.trim() === '' ? 
 /** Name, expiry, allowed models, rate limits and the spend cap of a key. */
 export function KeyForm({ initial, submitLabel, onSubmit }: { initial?: KeyView; submitLabel: string; onSubmit: (body: KeyBody) => Promise<void> }) {
   const models = useData(() => get<{ data: Array<{ id: string }> }>('/models'));
+  // the form edits the customer's own limits; the operator's are shown and hold regardless
+  const own = initial?.own_limits;
+  const imposed = initial ? operatorLimitsText(initial.operator_limits) : '';
   const [name, setName] = useState(initial?.name ?? '');
-  const [expires, setExpires] = useState(initial?.expires_at ? dateInputValue(Date.parse(initial.expires_at)) : '');
+  const [expires, setExpires] = useState(own?.expires_at ? dateInputValue(Date.parse(own.expires_at)) : '');
   const [restrict, setRestrict] = useState(initial?.models !== null && initial?.models !== undefined);
   const [allowed, setAllowed] = useState<string[]>(initial?.models ?? []);
-  const [rpm, setRpm] = useState(initial?.rpm?.toString() ?? '');
-  const [tpm, setTpm] = useState(initial?.tpm?.toString() ?? '');
-  const [cap, setCap] = useState(initial?.max_spend_usd ?? '');
+  const [rpm, setRpm] = useState(own?.rpm?.toString() ?? '');
+  const [tpm, setTpm] = useState(own?.tpm?.toString() ?? '');
+  const [cap, setCap] = useState(own?.max_spend_usd ?? '');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
 
@@ -73,6 +88,7 @@ export function KeyForm({ initial, submitLabel, onSubmit }: { initial?: KeyView;
   return (
     <form onSubmit={submit} class="stack">
       <ErrorText error={error} />
+      {imposed && <Notice>{t('keys.operatorLimits', { limits: imposed })}</Notice>}
       <Field label={t('keys.name')} name="name" value={name} onValue={setName} maxLength={200} placeholder={t('keys.namePlaceholder')} />
       <Field label={t('keys.expires')} type="date" name="expires" value={expires} onValue={setExpires} hint={t('keys.expiresHint')} />
       <fieldset class="fieldset">
@@ -104,4 +120,15 @@ export function KeyForm({ initial, submitLabel, onSubmit }: { initial?: KeyView;
       </div>
     </form>
   );
+}
+
+/** The operator's limits in words ("" when there are none): the customer may only set tighter ones. */
+export function operatorLimitsText(limits: KeyLimits): string {
+  const parts: string[] = [];
+  if (limits.disabled) parts.push(t('keys.status.disabled'));
+  if (limits.expires_at) parts.push(`${t('keys.expires')} ${date(limits.expires_at)}`);
+  if (limits.rpm !== null) parts.push(`${t('keys.rpm')} ${limits.rpm}`);
+  if (limits.tpm !== null) parts.push(`${t('keys.tpm')} ${limits.tpm}`);
+  if (limits.max_spend_usd !== null) parts.push(`${t('keys.cap')} ${money(limits.max_spend_usd)}`);
+  return parts.join(' · ');
 }

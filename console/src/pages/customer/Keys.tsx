@@ -10,7 +10,7 @@ import { del, get, patch, post } from '../../lib/api.ts';
 import { date, dateTime, money } from '../../lib/format.ts';
 import { usePager, type Page } from '../../lib/use-pager.ts';
 import type { PageProps } from '../types.ts';
-import { KeyForm, type KeyBody, type KeyView } from './KeyForm.tsx';
+import { KeyForm, operatorLimitsText, type KeyBody, type KeyView } from './KeyForm.tsx';
 
 type Mode = { kind: 'create' } | { kind: 'edit'; key: KeyView } | { kind: 'roll'; key: KeyView } | { kind: 'revoke'; key: KeyView } | { kind: 'secret'; secret: string; key: KeyView };
 
@@ -53,7 +53,18 @@ export function Keys({ user, path }: PageProps) {
   const columns: Array<Column<KeyView>> = [
     { label: t('keys.name'), rowHeader: true, render: (k) => k.name || <span class="muted">{t('keys.unnamed')}</span> },
     { label: t('keys.key'), render: (k) => <code class="key-hint">{k.key_hint}</code> },
-    { label: t('keys.statusLabel'), render: (k) => statusBadge(k.status) },
+    {
+      label: t('keys.statusLabel'),
+      render: (k) => {
+        const imposed = operatorLimitsText(k.operator_limits);
+        return (
+          <>
+            {statusBadge(k.status)}
+            {imposed && <div class="muted small">{t('keys.byOperator', { limits: imposed })}</div>}
+          </>
+        );
+      },
+    },
     { label: t('keys.lastUsed'), render: (k) => (k.last_used_at ? dateTime(k.last_used_at) : <span class="muted">{t('keys.never')}</span>) },
     {
       label: t('keys.spend'),
@@ -73,9 +84,16 @@ export function Keys({ user, path }: PageProps) {
           <button type="button" class="button small" onClick={() => setMode({ kind: 'edit', key: k })} aria-label={t('keys.editNamed', { name: k.name ?? k.key_hint })}>
             {t('common.edit')}
           </button>
-          <button type="button" class="button small" onClick={() => act(() => patch(`/keys/${k.id}`, { disabled: !k.disabled }))} aria-label={`${k.disabled ? t('keys.enable') : t('keys.disable')} ${k.name ?? k.key_hint}`}>
-            {k.disabled ? t('keys.enable') : t('keys.disable')}
-          </button>
+          {!k.operator_limits.disabled && (
+            <button
+              type="button"
+              class="button small"
+              onClick={() => act(() => patch(`/keys/${k.id}`, { disabled: !k.own_limits.disabled }))}
+              aria-label={`${k.own_limits.disabled ? t('keys.enable') : t('keys.disable')} ${k.name ?? k.key_hint}`}
+            >
+              {k.own_limits.disabled ? t('keys.enable') : t('keys.disable')}
+            </button>
+          )}
           <button type="button" class="button small" onClick={() => setMode({ kind: 'roll', key: k })}>
             {t('keys.roll')}
           </button>

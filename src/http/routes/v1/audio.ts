@@ -7,6 +7,7 @@ import { measureDuration } from '../../../media/audio-duration.ts';
 import { readMultipart } from '../../../media/uploads.ts';
 import { runOperation } from '../../../pipeline/run-operation.ts';
 import { checkModelAllowed } from '../../authenticate.ts';
+import { modelParam } from '../../model-param.ts';
 import { contextOf } from '../../request-context.ts';
 
 /** Bytes per second assumed only to bound the hold for audio the library could not measure (8 kb/s). */
@@ -17,10 +18,9 @@ export function registerAudioRoutes(app: FastifyInstance, gateway: Gateway): voi
 
   app.post('/v1/audio/transcriptions', async (request, reply) => {
     if (!request.isMultipart()) throw invalidRequest('Send the audio as multipart/form-data with the fields file and model.', 'file');
-    const form = await readMultipart(request, media.uploadDir, media.maxUploadBytes);
+    const form = await readMultipart(request, reply, media);
     try {
-      const model = form.field('model');
-      if (!model) throw invalidRequest("Missing required parameter: 'model'.", 'model');
+      const model = modelParam(form.field('model'));
       checkModelAllowed(request.principal!, model);
       const file = form.files.find((f) => f.field === 'file');
       const measured = file ? await measureDuration(file.path) : null;

@@ -3,12 +3,13 @@ import { invalidRequest } from '../../../core/errors.ts';
 import type { ImageEditCall, ImageResult } from '../../../core/ir/media.ts';
 import { decodeImageEdit, decodeImageGeneration, type DecodedImages } from '../../../dialects/openai/decode-images.ts';
 import { encodeImages } from '../../../dialects/openai/encode-images.ts';
-import { imageGenerationSchema } from '../../../dialects/openai/media-schemas.ts';
+import { imageEditJsonSchema, imageGenerationSchema } from '../../../dialects/openai/media-schemas.ts';
 import type { Gateway } from '../../../gateway.ts';
 import { readMultipart } from '../../../media/uploads.ts';
 import type { DecodedResponse } from '../../../pipeline/codec.ts';
 import { runOperation } from '../../../pipeline/run-operation.ts';
 import { checkModelAllowed } from '../../authenticate.ts';
+import { modelParam } from '../../model-param.ts';
 import { contextOf } from '../../request-context.ts';
 
 export function registerImageRoutes(app: FastifyInstance, gateway: Gateway): void {
@@ -42,17 +43,16 @@ export function registerImageRoutes(app: FastifyInstance, gateway: Gateway): voi
   });
 
   for (const kind of ['edits', 'variations'] as const) {
-    app.post(`/v1/images/${kind}`, async (request, reply) => editOrVariation(request, reply, kind));
+    app.post(`/v1/images/${kind}`, { schema: { body: { content: { 'application/json': { schema: imageEditJsonSchema } } } } }, async (request, reply) => editOrVariation(request, reply, kind));
   }
 
   async function editOrVariation(request: FastifyRequest, reply: FastifyReply, kind: 'edits' | 'variations') {
     const media = gateway.config.media;
-    const form = request.isMultipart() ? await readMultipart(request, media.uploadDir, media.maxUploadBytes) : undefined;
+    const form = request.isMultipart() ? await readMultipart(request, reply, media) : undefined;
     try {
       const json = request.body as Record<string, unknown> | undefined;
       if (!form && (typeof json !== 'object' || json === null)) throw invalidRequest('Send a JSON body (image as Base64) or a multipart form.');
-      const model = form ? form.field('model') : typeof json?.model === 'string' ? json.model : undefined;
-      if (!model) throw invalidRequest("Missing required parameter: 'model'.", 'model');
+      const model = modelParam(form ? form.field('model') : json?.model);
       checkModelAllowed(request.principal!, model);
       const decoded: DecodedImages<ImageEditCall> = decodeImageEdit(form ? { form } : { json: json! }, gateway.catalogue.get(model), kind);
       await runOperation(

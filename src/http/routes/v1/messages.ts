@@ -6,7 +6,10 @@ import { decodeCountTokens, decodeMessages, nativeHeaders } from '../../../diale
 import { messagesErrorDialect } from '../../../dialects/messages/encode-error.ts';
 import { countTokensSchema, messagesSchema } from '../../../dialects/messages/schemas.ts';
 import type { Gateway } from '../../../gateway.ts';
+import { countPrompt } from '../../../pipeline/off-loop-counter.ts';
+import { bodyBytesOf } from '../../../pipeline/prompt-estimate.ts';
 import { runOperation } from '../../../pipeline/run-operation.ts';
+import { admitBeforeWork } from '../../admission.ts';
 import { authenticateWith, bearerToken, checkModelAllowed } from '../../authenticate.ts';
 import { registerErrorDialect } from '../../error-envelope.ts';
 import { contextOf } from '../../request-context.ts';
@@ -26,9 +29,10 @@ function messagesKey(request: FastifyRequest): string | undefined {
 export function registerMessagesRoutes(app: FastifyInstance, gateway: Gateway): void {
   registerErrorDialect(messagesErrorDialect);
   app.addHook('onRequest', authenticateWith(gateway, messagesKey));
+  app.addHook('preHandler', admitBeforeWork(gateway));
 
   app.post('/v1/messages', { schema: { body: messagesSchema } }, async (request, reply) => {
-    const decoded = decodeMessages(request.body as Body, nativeHeaders(request));
+    const decoded = decodeMessages(request.body as Body, nativeHeaders(request), bodyBytesOf(request.headers));
     checkModelAllowed(request.principal!, decoded.model);
     await runOperation(gateway, contextOf(request), { operation: 'messages', endpoint: '/v1/messages', bridge: messagesBridge, ...decoded }, reply);
     return reply;
@@ -45,8 +49,12 @@ export function registerMessagesRoutes(app: FastifyInstance, gateway: Gateway): 
       return reply;
     }
     if (!gateway.router.serves(model)) throw modelNotFound(model);
-    // no native provider: a local count (o200k), free, like the vendor's
+    // no native provider: a local count (o200k), free like the vendor's but counted against the
+    // key's requests per minute (admission); a large body is counted off the event loop
+    const counted = countPrompt(body, countMessagesTokens, bodyBytesOf(request.headers));
+    const inputTokens = typeof counted === 'number' ? counted : await counted;
     reply.header('x-request-id', request.correlationId);
-    return { input_tokens: countMessagesTokens(body) };
+    if (request.admission) reply.headers(request.admission);
+    return { input_tokens: inputTokens };
   });
 }

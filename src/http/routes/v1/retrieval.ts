@@ -4,6 +4,8 @@ import { decodeModeration, decodeRerank, DEFAULT_MODERATION_MODEL, encodeRerank 
 import { moderationSchema, rerankSchema } from '../../../dialects/openai/media-schemas.ts';
 import type { Gateway } from '../../../gateway.ts';
 import type { DecodedResponse } from '../../../pipeline/codec.ts';
+import { counterFor } from '../../../pipeline/off-loop-counter.ts';
+import { bodyBytesOf } from '../../../pipeline/prompt-estimate.ts';
 import { runOperation } from '../../../pipeline/run-operation.ts';
 import { checkModelAllowed } from '../../authenticate.ts';
 import { contextOf } from '../../request-context.ts';
@@ -28,7 +30,9 @@ export function registerRetrievalRoutes(app: FastifyInstance, gateway: Gateway):
     const body = request.body as Record<string, unknown>;
     const model = body.model as string;
     checkModelAllowed(request.principal!, model);
-    const { call, tokens } = decodeRerank(body, gateway.catalogue.get(model));
+    const catalogued = gateway.catalogue.get(model);
+    const counter = counterFor((count) => decodeRerank(body, catalogued, count), bodyBytesOf(request.headers));
+    const { call, tokens } = decodeRerank(body, catalogued, typeof counter === 'function' ? counter : await counter);
     await runOperation(
       gateway,
       contextOf(request),

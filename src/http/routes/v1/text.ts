@@ -4,6 +4,8 @@ import { decodeCompletions } from '../../../dialects/openai/decode-completions.t
 import { decodeEmbeddings } from '../../../dialects/openai/decode-embeddings.ts';
 import { chatCompletionSchema, completionSchema, embeddingSchema } from '../../../dialects/openai/schemas.ts';
 import type { Gateway } from '../../../gateway.ts';
+import { counterFor } from '../../../pipeline/off-loop-counter.ts';
+import { bodyBytesOf } from '../../../pipeline/prompt-estimate.ts';
 import { runOperation } from '../../../pipeline/run-operation.ts';
 import { checkModelAllowed } from '../../authenticate.ts';
 import { contextOf } from '../../request-context.ts';
@@ -21,7 +23,7 @@ export function registerTextRoutes(app: FastifyInstance, gateway: Gateway): void
   });
 
   app.post('/v1/completions', { schema: { body: completionSchema } }, async (request, reply) => {
-    const decoded = decodeCompletions(request.body as Body);
+    const decoded = decodeCompletions(request.body as Body, bodyBytesOf(request.headers));
     checkModelAllowed(request.principal!, decoded.model);
     await runOperation(gateway, contextOf(request), { operation: 'completions', endpoint: '/v1/completions', ...decoded }, reply);
     return reply;
@@ -30,7 +32,10 @@ export function registerTextRoutes(app: FastifyInstance, gateway: Gateway): void
   app.post('/v1/embeddings', { schema: { body: embeddingSchema } }, async (request, reply) => {
     const body = request.body as Body;
     checkModelAllowed(request.principal!, body.model as string);
-    const decoded = decodeEmbeddings(body, gateway.catalogue.get(body.model as string));
+    const model = gateway.catalogue.get(body.model as string);
+    // a large request's inputs are counted off the event loop first
+    const counter = counterFor((count) => decodeEmbeddings(body, model, count), bodyBytesOf(request.headers));
+    const decoded = decodeEmbeddings(body, model, typeof counter === 'function' ? counter : await counter);
     await runOperation(gateway, contextOf(request), { operation: 'embeddings', endpoint: '/v1/embeddings', ...decoded }, reply);
     return reply;
   });

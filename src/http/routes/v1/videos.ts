@@ -4,7 +4,7 @@ import type { SharedHold } from '../../../billing/shared-holds.ts';
 import { invalidRequest, notFound } from '../../../core/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import type { VideoCall, VideoSubmitted } from '../../../core/ir/media.ts';
-import { videoGenerationSchema } from '../../../dialects/openai/media-schemas.ts';
+import { videoGenerationSchema, videoJobSchema } from '../../../dialects/openai/media-schemas.ts';
 import { decodeVideo, DEFAULT_VIDEO_MODEL, generationView, videoView } from '../../../dialects/openai/videos.ts';
 import type { Gateway } from '../../../gateway.ts';
 import { readMultipart } from '../../../media/uploads.ts';
@@ -12,6 +12,7 @@ import type { DecodedResponse, TargetInfo } from '../../../pipeline/codec.ts';
 import { runOperation } from '../../../pipeline/run-operation.ts';
 import type { VideoJobRow } from '../../../store/schema.ts';
 import { checkModelAllowed } from '../../authenticate.ts';
+import { modelParam } from '../../model-param.ts';
 import { contextOf } from '../../request-context.ts';
 
 type Surface = 'generation' | 'video';
@@ -104,14 +105,15 @@ export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway): voi
 
   app.get('/v1/videos/generations/:id', async (request) => view(await owned(request), 'generation'));
 
-  app.post('/v1/videos', async (request, reply) => {
+  // a JSON body is checked by its schema; a multipart form field by field below
+  app.post('/v1/videos', { schema: { body: { content: { 'application/json': { schema: videoJobSchema } } } } }, async (request, reply) => {
     const media = gateway.config.media;
-    const form = request.isMultipart() ? await readMultipart(request, media.uploadDir, media.maxUploadBytes) : undefined;
+    const form = request.isMultipart() ? await readMultipart(request, reply, media) : undefined;
     try {
       const json = (request.body ?? {}) as Record<string, unknown>;
       const field = (name: string) => (form ? form.field(name) : json[name]);
       if (form?.files.length) throw invalidRequest('input_reference is not supported by this gateway yet; send a prompt only.', 'input_reference');
-      const model = (field('model') as string | undefined) ?? DEFAULT_VIDEO_MODEL;
+      const model = modelParam(field('model') ?? DEFAULT_VIDEO_MODEL);
       checkModelAllowed(request.principal!, model);
       const call = decodeVideo({ prompt: field('prompt'), seconds: field('seconds'), size: field('size') }, gateway.catalogue.get(model), 'seconds');
       return await submit(request, reply, 'video', model, call);

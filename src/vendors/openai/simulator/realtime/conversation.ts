@@ -2,7 +2,7 @@
 // every response bills its whole context as input (protocols.md §2.9), text and audio apart.
 import { randomBytes } from 'node:crypto';
 import { countTokens } from '../text.ts';
-import { bytesPerSecond, type AudioFormat, type Json } from './wire.ts';
+import { bytesPerSecond, isObject, type AudioFormat, type Json } from './wire.ts';
 
 /** input audio: 10 tokens per second; output audio: 20 tokens per second of 24 kHz PCM16 (2,400 bytes a token) */
 const INPUT_AUDIO_TOKENS_PER_SECOND = 10;
@@ -59,17 +59,37 @@ export class Conversation {
     return last?.role === 'user' ? last.audioTokens : 0;
   }
 
-  /** what a response's input costs: instructions and every item, split into text and audio */
-  input(instructions: string, outOfBand: boolean): { text: number; audio: number } {
+  /**
+   * What a response's input costs: instructions and every item, split into text and audio. A
+   * response given its own `input` items reads those (and the conversation items they reference)
+   * instead of the conversation.
+   */
+  input(instructions: string, outOfBand: boolean, ownInput?: unknown[]): { text: number; audio: number } {
     let text = countTokens(instructions);
     let audio = 0;
-    if (!outOfBand) {
-      for (const item of this.items) {
-        text += item.textTokens;
-        audio += item.audioTokens;
-      }
+    const items = ownInput ? this.resolve(ownInput) : outOfBand ? [] : this.items;
+    for (const item of items) {
+      text += item.textTokens;
+      audio += item.audioTokens;
     }
     return { text, audio };
+  }
+
+  /** a response's own input items, counted as the conversation's items are */
+  private resolve(input: unknown[]): SimItem[] {
+    const items: SimItem[] = [];
+    for (const entry of input) {
+      if (!isObject(entry)) continue;
+      if (entry.type === 'item_reference') {
+        const found = this.items.find((i) => i.id === entry.id);
+        if (found) items.push(found);
+        continue;
+      }
+      let text = typeof entry.output === 'string' ? entry.output : '';
+      for (const part of Array.isArray(entry.content) ? entry.content : []) if (isObject(part) && typeof part.text === 'string') text += part.text;
+      items.push({ id: '', role: String(entry.role ?? ''), text, textTokens: countTokens(text) + 4, audioTokens: 0 });
+    }
+    return items;
   }
 }
 

@@ -208,7 +208,7 @@ export class SimRealtimeSession {
     const maxTokens = overrides.maxOutputTokens ?? this.config.maxOutputTokens;
     const outOfBand = overrides.conversation === 'none';
     const directives = readDirectives(this.conversation.lastUserText());
-    const input = this.conversation.input(overrides.instructions ?? this.config.instructions, outOfBand);
+    const input = this.conversation.input(overrides.instructions ?? this.config.instructions, outOfBand, overrides.input);
     const running: Running = { id: newSimId('resp'), cancelled: false, wake: undefined };
     this.running = running;
     const meta = { id: running.id, audioOut, maxOutputTokens: maxTokens, statusDetails: null };

@@ -207,6 +207,8 @@ export interface ResponseOverrides {
   maxOutputTokens?: number | 'inf';
   instructions?: string;
   conversation?: string;
+  /** out-of-band input items: the response's context instead of the conversation */
+  input?: unknown[];
 }
 
 export function readResponseParams(response: Json, generation: Generation): ResponseOverrides | WireError {
@@ -219,6 +221,7 @@ export function readResponseParams(response: Json, generation: Generation): Resp
   if (max !== undefined) out.maxOutputTokens = max as number | 'inf';
   if (typeof response.instructions === 'string') out.instructions = response.instructions;
   if (typeof response.conversation === 'string') out.conversation = response.conversation;
+  if (Array.isArray(response.input)) out.input = response.input;
   return out;
 }
 

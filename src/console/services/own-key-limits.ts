@@ -1,0 +1,35 @@
+import { GatewayError } from '../../core/errors.ts';
+import { nanoToUsd } from '../../core/money.ts';
+import type { KeyLimits } from '../../store/repositories/api-keys.ts';
+
+type Limit = 'expiresAt' | 'rpm' | 'tpm' | 'maxSpendNano';
+const FIELDS: ReadonlyArray<[Limit, string, (value: number) => string]> = [
+  ['expiresAt', 'expires_at', (at) => new Date(at).toISOString()],
+  ['rpm', 'rpm', String],
+  ['tpm', 'tpm', String],
+  ['maxSpendNano', 'max_spend_usd', (nano) => `$${nanoToUsd(nano)}`],
+];
+
+/**
+ * A customer may tighten their key's limits, never lift the operator's: a patch that would
+ * enable a key the operator disabled, or set a limit looser than (or no limit above) the
+ * operator's, is refused with a 403 naming the field. Anything within the operator's limits is
+ * the customer's own to set and change.
+ */
+export function refuseLoosening(operator: KeyLimits, patch: Partial<KeyLimits>): void {
+  if (patch.disabled === false && operator.disabled) {
+    throw forbidden('The operator disabled this key; only the operator can enable it.', 'disabled');
+  }
+  for (const [limit, field, show] of FIELDS) {
+    const imposed = operator[limit];
+    const wanted = patch[limit];
+    if (wanted === undefined || imposed === null) continue;
+    if (wanted === null || wanted > imposed) {
+      throw forbidden(`The operator limits ${field} of this key to ${show(imposed)}; you may set a tighter limit only.`, field);
+    }
+  }
+}
+
+function forbidden(message: string, param: string): GatewayError {
+  return new GatewayError({ status: 403, type: 'permission_error', message, param, code: 'operator_limit' });
+}

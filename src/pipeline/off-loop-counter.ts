@@ -1,0 +1,93 @@
+import { Worker } from 'node:worker_threads';
+import { BYTE_BOUND_CHARS, byteBound, countTextTokens, tokenizerUse, type TextCounter } from './token-counter.ts';
+
+/**
+ * A body smaller than this is counted on the event loop, as it always was: at most ~16 ms of
+ * tokenizer (Latin text; ~6 µs a CJK character, three bytes each). Larger ones are counted in the
+ * tokenizer thread, or — past BYTE_BOUND_CHARS of text — not tokenised at all.
+ */
+export const OFF_LOOP_BYTES = 16 * 1024;
+
+/** The counter of a request whose texts were too long to tokenise: each text's UTF-8 bytes, an upper bound. */
+export const boundCounter: TextCounter = byteBound;
+
+/**
+ * A counter for one request's texts. `measure` walks the request and calls `count` once per
+ * text (the dialects' prompt walkers). For a body under OFF_LOOP_BYTES it is not even called:
+ * the counter is the inline one. Otherwise it is called once to collect the texts (the counts it
+ * sees are 0 or 1, its result is ignored), which are then counted in the tokenizer thread — or,
+ * past BYTE_BOUND_CHARS together, bounded by their bytes (`boundCounter`). `bodyBytes` NaN
+ * (no Content-Length) counts as large.
+ */
+export function counterFor(measure: (count: TextCounter) => unknown, bodyBytes: number): TextCounter | Promise<TextCounter> {
+  if (bodyBytes < OFF_LOOP_BYTES) return countTextTokens;
+  const texts = new Set<string>();
+  let chars = 0;
+  measure((text) => {
+    if (text.length === 0) return 0;
+    if (!texts.has(text)) chars += text.length;
+    texts.add(text);
+    return 1;
+  });
+  if (chars > BYTE_BOUND_CHARS) return boundCounter;
+  if (chars < OFF_LOOP_BYTES) return countTextTokens;
+  tokenizerUse.chars += chars;
+  const unique = [...texts];
+  return tokenThread.count(unique).then((counts) => {
+    const known = new Map<string, number>();
+    unique.forEach((text, i) => known.set(text, counts[i]!));
+    return (text: string) => known.get(text) ?? countTextTokens(text);
+  });
+}
+
+/** The whole prompt through `counterFor`: a number when it was counted inline, else a promise of it. */
+export function countPrompt<Body>(body: Body, measure: (body: Body, count: TextCounter) => number, bodyBytes: number): number | Promise<number> {
+  const counter = counterFor((count) => measure(body, count), bodyBytes);
+  return typeof counter === 'function' ? measure(body, counter) : counter.then((count) => measure(body, count));
+}
+
+/**
+ * One worker thread, started when a large prompt first needs it, holding the process open only
+ * while it has work. If it fails, the texts it had are bounded by their bytes (a request is never
+ * failed for it) and the next count starts a new one.
+ */
+class TokenThread {
+  private worker: Worker | undefined;
+  private readonly pending = new Map<number, { texts: string[]; resolve: (counts: number[]) => void }>();
+  private nextId = 0;
+
+  count(texts: string[]): Promise<number[]> {
+    const worker = (this.worker ??= this.start());
+    const id = ++this.nextId;
+    if (this.pending.size === 0) worker.ref();
+    return new Promise((resolve) => {
+      this.pending.set(id, { texts, resolve });
+      worker.postMessage({ id, texts });
+    });
+  }
+
+  private start(): Worker {
+    const worker = new Worker(new URL('./token-worker.ts', import.meta.url), { execArgv: [] });
+    worker.unref();
+    worker.on('message', (message: { id: number; counts: number[] }) => {
+      const job = this.pending.get(message.id);
+      this.pending.delete(message.id);
+      if (this.pending.size === 0) worker.unref();
+      job?.resolve(message.counts);
+    });
+    const fail = () => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      for (const job of this.pending.values()) job.resolve(job.texts.map(byteBound));
+      this.pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', fail);
+    return worker;
+  }
+}
+
+const tokenThread = new TokenThread();
+
+/** For tests: the counts the tokenizer thread gives for these texts. */
+export const countInThread = (texts: string[]): Promise<number[]> => tokenThread.count(texts);

@@ -1,0 +1,44 @@
+import { countPrompt, OFF_LOOP_BYTES } from './off-loop-counter.ts';
+import { countTextTokens, type TextCounter } from './token-counter.ts';
+
+/**
+ * A request's token estimate whose prompt is counted when first needed: `settle()` (awaited by
+ * runOperation after admission) counts a large prompt off the event loop; a small one is counted
+ * inline when `inputTokens` is read. `measure` is one of the dialects' prompt walkers, `times`
+ * how many times the prompt is billed (best_of).
+ */
+export class PromptEstimate<Body> {
+  readonly outputTokens: number;
+  #exact: number | undefined;
+  readonly #body: Body;
+  readonly #measure: (body: Body, count: TextCounter) => number;
+  readonly #bodyBytes: number;
+  readonly #times: number;
+
+  constructor(body: Body, measure: (body: Body, count: TextCounter) => number, outputTokens: number, bodyBytes: number, times = 1) {
+    this.#body = body;
+    this.#measure = measure;
+    this.outputTokens = outputTokens;
+    this.#bodyBytes = bodyBytes;
+    this.#times = times;
+  }
+
+  get inputTokens(): number {
+    return (this.#exact ??= this.#measure(this.#body, countTextTokens) * this.#times);
+  }
+
+  settle(): Promise<void> | undefined {
+    if (this.#exact !== undefined || this.#bodyBytes < OFF_LOOP_BYTES) return undefined;
+    const counted = countPrompt(this.#body, this.#measure, this.#bodyBytes);
+    if (typeof counted === 'number') {
+      this.#exact = counted * this.#times;
+      return undefined;
+    }
+    return counted.then((tokens) => {
+      this.#exact = tokens * this.#times;
+    });
+  }
+}
+
+/** The body's length as sent (Content-Length), NaN when unknown: the off-loop decisions' size. */
+export const bodyBytesOf = (headers: { 'content-length'?: string | undefined }): number => Number(headers['content-length'] ?? Number.NaN);
