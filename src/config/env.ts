@@ -133,12 +133,12 @@ export function loadConfig(env: Env = process.env, quickStartVars: string[] = []
       breakerCooldownMs: int('MODELGATE_BREAKER_COOLDOWN_MS', pick('MODELGATE_BREAKER_COOLDOWN_MS', settings.breaker_cooldown_ms, '30000'), 1, 3_600_000),
     },
     syncIntervalMs: int('MODELGATE_SYNC_INTERVAL_MS', pick('MODELGATE_SYNC_INTERVAL_MS', settings.sync_interval_ms, '250'), 10, 60_000),
+    flushLagReadyMs: int('MODELGATE_FLUSH_LAG_READY_MS', env.MODELGATE_FLUSH_LAG_READY_MS ?? '30000', 1, 24 * 3_600_000),
+    shutdownGraceMs: int('MODELGATE_SHUTDOWN_GRACE_MS', pick('MODELGATE_SHUTDOWN_GRACE_MS', settings.shutdown_grace_ms, '30000'), 0, 3_600_000),
     settlementLog: {
       dir: settlementLogDir(env.MODELGATE_SETTLEMENT_LOG_DIR, env.DATABASE_URL),
       fsync: env.MODELGATE_SETTLEMENT_LOG_FSYNC === '1' || env.MODELGATE_SETTLEMENT_LOG_FSYNC === 'true',
     },
-    flushLagReadyMs: int('MODELGATE_FLUSH_LAG_READY_MS', env.MODELGATE_FLUSH_LAG_READY_MS ?? '30000', 1, 24 * 3_600_000),
-    shutdownGraceMs: int('MODELGATE_SHUTDOWN_GRACE_MS', pick('MODELGATE_SHUTDOWN_GRACE_MS', settings.shutdown_grace_ms, '30000'), 0, 3_600_000),
     media: {
       dir: pick('MODELGATE_MEDIA_DIR', settings.media_dir, defaultMediaDir(env.DATABASE_URL)),
       uploadDir: pick('MODELGATE_UPLOAD_DIR', settings.upload_dir, join(tmpdir(), 'modelgate-uploads')),
@@ -195,6 +195,9 @@ function int(name: string, raw: string, min: number, max: number): number {
 function defaultMediaDir(databaseUrl: string | undefined): string {
   const url = databaseUrl ?? 'sqlite:./data/modelgate.db';
   if (url.startsWith('sqlite:') && url !== 'sqlite::memory:') return join(dirname(url.slice('sqlite:'.length) || './data/modelgate.db'), 'media');
+  return './data/media';
+}
+
 /** `settlements/` beside the SQLite file, else ./data/settlements; none for an in-memory database or "off" */
 function settlementLogDir(configured: string | undefined, databaseUrl: string | undefined): string | undefined {
   if (configured === 'off') return undefined;
@@ -203,9 +206,6 @@ function settlementLogDir(configured: string | undefined, databaseUrl: string | 
   if (url === 'sqlite::memory:') return undefined;
   if (url.startsWith('sqlite:')) return join(dirname(url.slice('sqlite:'.length) || './data/modelgate.db'), 'settlements');
   return './data/settlements';
-}
-
-  return './data/media';
 }
 
 function hostForUrl(host: string): string {

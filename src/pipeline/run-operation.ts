@@ -101,10 +101,10 @@ export async function runOperation<Call, Result = never>(
   reply: FastifyReply,
 ): Promise<void> {
   const key = ctx.principal.key;
-  const state: CallHolds = { hold: undefined, holdTaken: false, shared: undefined, pricing: model.pricing };
-  let admittedTokens = 0;
   const outcome: RequestOutcome = { status: 0, usage: null, estimated: false, providerId: null, error: null, costNano: 0 };
   const model = gateway.catalogue.get(op.model);
+  const state: CallHolds = { hold: undefined, holdTaken: false, shared: undefined, pricing: model.pricing };
+  let admittedTokens = 0;
   const clientGone = new AbortController();
   const onClose = () => {
     if (!reply.raw.writableFinished) clientGone.abort();
@@ -138,12 +138,12 @@ export async function runOperation<Call, Result = never>(
     const scopeFor = (candidate: Candidate, admittedAt = Date.now()): AttemptScope<Call, Result> => ({
       gateway,
       ctx,
-      holds: state,
       op,
       provider: candidate.provider,
       providerLabel: candidate.provider.record.name,
       reply,
       outcome,
+      holds: state,
       clientGone: clientGone.signal,
       health: {
         report: (ok) => candidate.provider.breaker.record(ok, Date.now(), admittedAt),
@@ -286,13 +286,13 @@ async function answer<Call, Result>(
   outcome.status = status;
   if (!state.holdTaken) {
     outcome.usage = decoded.usage ?? {
-    // charged (and logged) before the answer goes out: see settleCall
-    settleCall(gateway, ctx, op, outcome, state);
       ...emptyUsage(),
       inputTokens: op.estimate.inputTokens,
       outputTokens: countTextTokens(decoded.outputText ?? ''),
     };
     outcome.estimated = decoded.usage === null;
+    // charged (and logged) before the answer goes out: see settleCall
+    settleCall(gateway, ctx, op, outcome, state);
   }
   reply.code(status).headers(ctx.responseHeaders).header('content-type', answer.contentType).send(answer.body);
   return { kind: 'done' };

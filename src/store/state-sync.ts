@@ -10,6 +10,7 @@ import type { ModelOverrideRecord } from './repositories/model-overrides.ts';
 import { modelOverridesRepository } from './repositories/model-overrides.ts';
 import type { ProviderRecord } from './repositories/providers.ts';
 import { providersRepository } from './repositories/providers.ts';
+import type { SettlementLog } from '../billing/settlement-log.ts';
 import { inPlaceFlusher, type Flusher } from './flusher.ts';
 import { RowGuard } from './row-guard.ts';
 import type { FlushOutcome } from './flush-isolation.ts';
@@ -23,6 +24,8 @@ export interface SyncListener {
   modelOverride(record: ModelOverrideRecord): void;
   /** a batch of journal entries is in the database now */
   flushed(entries: LedgerEntry[], written: Set<string>): void;
+  /** entries flushed earlier are now part of what this instance has seen: every change up to `seenSeq` */
+  visible?(entries: LedgerEntry[], seenSeq: number): void;
 }
 
 /** How the write-behind is doing, for /readyz and /metrics. */
@@ -76,6 +79,10 @@ export class StateSync {
   private deadLetters = 0;
   private stuck = 0;
   private failedFlushes = 0;
+  /** entries committed whose change this instance has not polled back yet */
+  private committedUnseen: LedgerEntry[] = [];
+  /** where every queued journal entry is appended before it waits for the flush (none: in memory only) */
+  settlementLog: SettlementLog | undefined;
 
   /** `flusher`: where batches are written (default: in place, on this connection) */
   constructor(db: Kysely<Database>, listener: SyncListener, log: Logger, intervalMs: number, flusher?: Flusher) {
@@ -87,10 +94,12 @@ export class StateSync {
     this.guard = new RowGuard((column, problem) => this.log.warn({ column, problem }, 'a value did not fit its column and was adjusted (reported once)'));
   }
 
-  enqueue(entry: LedgerEntry): void {
+  /** `usage`: the call's usage row, kept in the settlement log only (replayed if the process dies) */
+  enqueue(entry: LedgerEntry, usage: NewUsageRow | null = null): void {
     // fitted to its columns in place, first: the ledger applies the amount after this (Ledger.apply)
     this.guard.entry(entry);
     if (this.queuedSince === 0) this.queuedSince = Date.now();
+    this.settlementLog?.append(entry, usage);
     this.batch.entries.push(entry);
   }
 
@@ -108,6 +117,11 @@ export class StateSync {
 
   get pendingWrites(): number {
     return this.batch.entries.length + this.batch.usage.length;
+  }
+
+  /** the change counter up to which this instance has applied every committed change */
+  get seenSeq(): number {
+    return this.lastSeq;
   }
 
   health(): FlushHealth {
@@ -163,6 +177,8 @@ export class StateSync {
     this.timer = undefined;
     try {
       await this.now();
+      // everything logged is committed: a clean stop leaves nothing to replay
+      this.settlementLog?.close();
     } finally {
       await this.flusher.close();
     }
@@ -182,6 +198,11 @@ export class StateSync {
       }
       // the committed state is pulled in even when the flush failed
       await this.poll();
+      if (this.committedUnseen.length > 0) {
+        const entries = this.committedUnseen;
+        this.committedUnseen = [];
+        this.listener.visible?.(entries, this.lastSeq);
+      }
       if (failure !== undefined && durable) throw failure;
     } finally {
       this.running = false;
@@ -196,6 +217,7 @@ export class StateSync {
     this.lastUse = new Map();
     this.flushingSince = this.queuedSince;
     this.queuedSince = 0;
+    this.settlementLog?.seal();
     const touches: KeyTouch[] = Array.from(lastUse, ([keyId, lastUsedAt]) => ({ keyId, lastUsedAt }));
     const batch: WriteBatch = { entries, usage, touches };
     try {
@@ -206,6 +228,10 @@ export class StateSync {
       // entries refused even sanitised are not in the database: kept (never dropped), not reconciled
       const stuck = outcome.stuck.length === 0 ? undefined : new Set(outcome.stuck.map((entry) => entry.entryKey));
       this.listener.flushed(stuck ? batch.entries.filter((entry) => !stuck.has(entry.entryKey)) : batch.entries, outcome.written);
+      this.settlementLog?.committed();
+      // entries still waiting stay in the log (their old segment is gone) and stay pending elsewhere
+      for (const entry of outcome.stuck) this.settlementLog?.append(entry, null);
+      if (this.listener.visible) for (const entry of entries) if (!stuck?.has(entry.entryKey)) this.committedUnseen.push(entry);
     } catch (error) {
       // the database is unavailable: keep the writes, in order, ahead of anything queued
       // meanwhile, and retry the whole batch after a backoff (nothing is set aside for this)
