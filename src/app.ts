@@ -10,7 +10,7 @@ import { errorHandler } from './http/error-handler.ts';
 import { registerJsonBodyParser } from './http/json-body.ts';
 import { correlationIdOf } from './http/request-context.ts';
 import { validatorCompiler } from './http/validators.ts';
-import { serverTimeoutOptions } from './http/server-timeouts.ts';
+import { closeSilentConnections, serverTimeoutOptions } from './http/server-timeouts.ts';
 import { ADMIN_BODY_BYTES, limitBodies } from './http/body-limits.ts';
 import { registerAccountRoutes } from './http/routes/admin/accounts.ts';
 import { registerKeyRoutes } from './http/routes/admin/keys.ts';
@@ -52,6 +52,7 @@ export async function buildApp(gateway: Gateway): Promise<FastifyInstance> {
     // slow clients: headers and the whole request within their timeouts, silent sockets closed
     ...serverTimeoutOptions(gateway.config.server),
   });
+  closeSilentConnections(app.server, gateway.config.server.headersTimeoutMs);
   app.setValidatorCompiler(validatorCompiler());
   // JSON bodies nested deeper than a limit are refused while parsing, before anything recurses
   registerJsonBodyParser(app);

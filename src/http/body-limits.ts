@@ -34,6 +34,8 @@ export function capBodiesWhen(bytes: number, when: string, applies: (request: Fa
       if (Number(declared) > bytes) throw tooLarge(bytes, when);
       return payload;
     }
+    // no length and not chunked: no body at all
+    if (request.headers['transfer-encoding'] === undefined) return payload;
     let seen = 0;
     return payload.pipe(
       new Transform({

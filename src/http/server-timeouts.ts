@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { ServerTimeouts } from '../config/env.ts';
 
 /**
@@ -19,4 +21,19 @@ export function serverTimeoutOptions(timeouts: ServerTimeouts) {
       connectionsCheckingInterval: Math.max(10, Math.min(30_000, Math.floor(Math.min(headersTimeoutMs, requestTimeoutMs) / 4))),
     },
   };
+}
+
+/**
+ * Node's timeouts start with a request's first byte: a connection that never sends one would only
+ * meet the idle timeout, minutes later. Closed once `ms` passed without a byte read (one timer per
+ * connection, none per request).
+ */
+export function closeSilentConnections(server: Server, ms: number): void {
+  server.on('connection', (socket: Socket) => {
+    const timer = setTimeout(() => {
+      if (socket.bytesRead === 0) socket.destroy();
+    }, ms);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  });
 }

@@ -39,7 +39,7 @@ async function stallAfter(text: string): Promise<string> {
   socket.setEncoding('utf8');
   socket.on('data', (chunk: string) => (received += chunk));
   socket.on('error', () => undefined);
-  socket.write(text);
+  if (text !== '') socket.write(text);
   await once(socket, 'close');
   return received;
 }
@@ -57,6 +57,10 @@ describe('slow clients are disconnected', () => {
     ].join('\r\n');
     const answer = await stallAfter(`${head}{"model":"gpt-4o-mini","messages":[`);
     assert.match(answer, /^HTTP\/1\.1 408/);
+  });
+
+  test('a connection that never sends a byte: closed after the headers timeout', WAIT, async () => {
+    assert.equal(await stallAfter(''), '');
   });
 
   test('headers that stop half-way: closed after the headers timeout', WAIT, async () => {
@@ -91,6 +95,45 @@ describe('long answers are not cut', () => {
     const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'meanwhile' }] });
     for await (const _chunk of stream);
     assert.ok(Date.now() - started > REQUEST_TIMEOUT_MS);
+    const done = await textTurn(session, 'still there?');
+    assert.equal(done.response.status, 'completed');
+    session.ws.close();
+    await session.closed;
+  });
+});
+
+describe('a short socket idle timeout', () => {
+  let short: TestGateway;
+  before(async () => {
+    short = await startTestGateway({
+      models: [...DEFAULT_MODELS, ...REALTIME_MODELS],
+      simulator: { chunkDelayMs: 100, streamChunks: 10 },
+      env: { MODELGATE_SOCKET_IDLE_TIMEOUT_MS: '400' },
+    });
+  });
+  after(async () => {
+    await short.close();
+  });
+
+  test('closes a socket silent mid-request well before the (default, 30 s) headers timeout', WAIT, async () => {
+    const { port } = new URL(short.origin);
+    const socket = connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    await once(socket, 'close');
+  });
+
+  test('does not cut a realtime session that stays silent longer (WebSocket sockets have their own idle rules)', WAIT, async () => {
+    const c = await short.customer(5);
+    const session = rawSession(realtimeUrl(short, 'gpt-realtime'), { headers: { authorization: `Bearer ${c.key}` } });
+    await session.opened;
+    await session.log.next('session.created');
+    // the session says nothing while a 1 s stream (chunks 100 ms apart: never idle) runs
+    const client = new OpenAI({ apiKey: c.key, baseURL: short.baseURL, maxRetries: 0 });
+    const started = Date.now();
+    const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'meanwhile' }] });
+    for await (const _chunk of stream);
+    assert.ok(Date.now() - started > 400);
     const done = await textTurn(session, 'still there?');
     assert.equal(done.response.status, 'completed');
     session.ws.close();
