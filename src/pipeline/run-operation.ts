@@ -305,7 +305,8 @@ async function answer<Call, Result>(
  */
 function reservationFor<Call, Result>(gateway: Gateway, ctx: RequestContext, op: OperationRequest<Call, Result>, pricing: Pricing): number {
   const open = op.openOutputCap;
-  if (open) {
+  // a key with a tokens-per-minute limit was admitted for the configured allowance: it keeps that cap
+  if (open && ctx.principal.key.tpm === null) {
     const whole = reservationWith(gateway, ctx, op, pricing, open.modelMaxTokens * open.choices);
     if (whole <= gateway.ledger.headroom(ctx.principal.accountId, ctx.principal.key)) {
       open.grant(open.modelMaxTokens);

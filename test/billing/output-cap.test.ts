@@ -148,6 +148,17 @@ describe('the cap sent is the cap reserved for', () => {
     await tg.assertBillingInvariants(customer.accountId);
   });
 
+  test('a key with a tokens-per-minute limit keeps the configured allowance it was admitted for', async () => {
+    const customer = await tg.customer(5, { tpm: 1_000_000 });
+    const client = new OpenAI({ apiKey: customer.key, baseURL: tg.baseURL, maxRetries: 0 });
+    tg.sim!.reset();
+    const reply = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Go on. [[sim:long=20000]]' }] });
+    const sent = tg.sim!.requests.at(-1)!.body as Record<string, unknown>;
+    assert.equal(sent.max_completion_tokens, tg.gateway.config.defaultMaxOutputTokens);
+    assert.equal(reply.usage!.completion_tokens, tg.gateway.config.defaultMaxOutputTokens, 'counted against the limit as admitted');
+    await tg.assertBillingInvariants(customer.accountId);
+  });
+
   test('legacy completions without max_tokens send the 16 tokens they are reserved for', async () => {
     const customer = await tg.customer(5);
     const client = new OpenAI({ apiKey: customer.key, baseURL: tg.baseURL, maxRetries: 0 });

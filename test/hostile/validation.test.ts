@@ -312,3 +312,38 @@ describe('an exception that escapes is logged with the request id and answered i
     }
   });
 });
+
+describe('query strings and path parameters of the wrong shape are 4xx, never 5xx', () => {
+  freshCustomer();
+
+  test('repeated, oversized and non-numeric query values on the GET routes', async () => {
+    const long = 'x'.repeat(5000);
+    const client = [
+      `/v1/videos?after=a&after=b&limit=2&limit=3&order=asc&order=desc`,
+      `/v1/videos?limit=abc&after=${long}`,
+      `/v1/videos/video_x/content?variant=video&variant=other`,
+      `/v1/videos/${long}`,
+      `/v1/models/${'m'.repeat(300)}`,
+      `/media/abc.mp4?expires=1&expires=2&sig=a&sig=b`,
+      `/media/abc.mp4?expires=${long}&sig=${long}`,
+    ];
+    const wrong: string[] = [];
+    for (const path of client) {
+      const res = await fetch(mg.origin + path, { headers: { authorization: `Bearer ${c.key}` } });
+      const text = await res.text();
+      if (!(res.status >= 400 && res.status < 500)) wrong.push(`${path.slice(0, 80)}: ${res.status} ${text.slice(0, 200)}`);
+    }
+    const admin = [
+      `/admin/usage?account_id=a&account_id=b&limit=1&limit=2`,
+      `/admin/usage?from=abc&to=${long}`,
+      `/admin/accounts?limit=1e308`,
+      `/admin/accounts/${long}/ledger?before=a&before=b`,
+      `/admin/keys/${long}`,
+    ];
+    for (const path of admin) {
+      const res = await mg.admin('GET', path);
+      if (!(res.status >= 400 && res.status < 500)) wrong.push(`${path.slice(0, 80)}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+    }
+    assert.deepEqual(wrong, []);
+  });
+});

@@ -82,3 +82,13 @@ export const imageEditJsonSchema = {
   required: ['model'],
   properties: { model },
 } as const;
+
+/** `GET /v1/videos`: one value each (a repeated parameter arrives as an array), the page within the API's range. */
+export const videoListQuery = {
+  type: 'object',
+  properties: {
+    after: { type: 'string', maxLength: 64 },
+    limit: { type: 'integer', minimum: 1, maximum: 100 },
+    order: { type: 'string', enum: ['asc', 'desc'] },
+  },
+} as const;

@@ -4,7 +4,7 @@ import type { SharedHold } from '../../../billing/shared-holds.ts';
 import { invalidRequest, notFound } from '../../../core/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import type { VideoCall, VideoSubmitted } from '../../../core/ir/media.ts';
-import { videoGenerationSchema, videoJobSchema } from '../../../dialects/openai/media-schemas.ts';
+import { videoGenerationSchema, videoJobSchema, videoListQuery } from '../../../dialects/openai/media-schemas.ts';
 import { decodeVideo, DEFAULT_VIDEO_MODEL, generationView, videoView } from '../../../dialects/openai/videos.ts';
 import type { Gateway } from '../../../gateway.ts';
 import { readMultipart } from '../../../media/uploads.ts';
@@ -122,7 +122,7 @@ export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway): voi
     }
   });
 
-  app.get('/v1/videos', async (request) => {
+  app.get('/v1/videos', { schema: { querystring: videoListQuery } }, async (request) => {
     const query = request.query as { after?: string; limit?: string; order?: string };
     const limit = Math.min(100, Math.max(1, Number(query.limit ?? 20) || 20));
     const order = query.order === 'asc' ? 'asc' : 'desc';
