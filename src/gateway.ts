@@ -106,7 +106,7 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
     config.syncIntervalMs,
     createFlusher(store),
   );
-  const settlementLog = config.settlementLog.dir ? new SettlementLog(config.settlementLog.dir, { fsync: config.settlementLog.fsync }) : undefined;
+  const settlementLog = config.settlementLog.dir ? new SettlementLog(config.settlementLog.dir, config.databaseUrl, { fsync: config.settlementLog.fsync }) : undefined;
   sync.settlementLog = settlementLog;
   const ledger = new Ledger(sync);
   // every instance signs links with the same key: from the environment, else one kept in the database

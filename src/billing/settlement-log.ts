@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fdatasyncSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +30,9 @@ export interface Orphans {
  * loss can take it, and `fsync` (MODELGATE_SETTLEMENT_LOG_FSYNC) closes that too at the price of a
  * disk flush per charge.
  *
- * The log is a series of segment files per process, `s_<host>_<pid>_<start>_<rand>_<n>.jsonl`.
+ * The log is a series of segment files per process, `s_<db>_<host>_<pid>_<start>_<rand>_<n>.jsonl`
+ * (`db`: a hash of the database URL, so that a directory shared by gateways of several databases
+ * replays each file into its own database).
  * When the state sync takes a batch, the current segment is sealed (`seal`); once the batch is
  * committed, every sealed segment is deleted (`committed`): a failed flush keeps its entries queued
  * and its segments on disk until a later flush commits them. At start, the segments of processes
@@ -49,11 +51,15 @@ export class SettlementLog {
   private segment = 0;
   private readonly sealed: number[] = [];
 
-  constructor(dir: string, options: { fsync?: boolean; owner?: string } = {}) {
+  private readonly scope: string;
+
+  /** `database`: the database URL the entries are bound for (only its hash is kept) */
+  constructor(dir: string, database: string, options: { fsync?: boolean } = {}) {
     this.dir = dir;
     this.fsync = options.fsync ?? false;
+    this.scope = createHash('sha256').update(database).digest('hex').slice(0, 10);
     mkdirSync(dir, { recursive: true });
-    this.owner = options.owner ?? ownerId(process.pid, startTimeOf(process.pid), randomBytes(4).toString('hex'));
+    this.owner = ownerId(process.pid, startTimeOf(process.pid), randomBytes(4).toString('hex'));
   }
 
   /** One synchronous append (~a few µs: a write into the page cache). */
@@ -89,7 +95,7 @@ export class SettlementLog {
     const byOwner = new Map<string, Array<{ name: string; segment: number }>>();
     for (const name of readdirSync(this.dir)) {
       const parsed = parseName(name);
-      if (!parsed || parsed.owner === this.owner || !isGone(parsed)) continue;
+      if (!parsed || parsed.scope !== this.scope || parsed.owner === this.owner || !isGone(parsed)) continue;
       const files = byOwner.get(parsed.owner) ?? [];
       files.push({ name, segment: parsed.segment });
       byOwner.set(parsed.owner, files);
@@ -117,7 +123,7 @@ export class SettlementLog {
   }
 
   private path(segment: number): string {
-    return join(this.dir, `s_${this.owner}_${segment}.jsonl`);
+    return join(this.dir, `s_${this.scope}_${this.owner}_${segment}.jsonl`);
   }
 }
 
@@ -127,13 +133,13 @@ function ownerId(pid: number, start: string, rand: string): string {
   return `${HOST}_${pid}_${start}_${rand}`;
 }
 
-function parseName(name: string): { owner: string; host: string; pid: number; start: string; segment: number } | undefined {
+function parseName(name: string): { scope: string; owner: string; host: string; pid: number; start: string; segment: number } | undefined {
   if (!name.startsWith('s_') || !name.endsWith('.jsonl')) return undefined;
   const parts = name.slice(2, -'.jsonl'.length).split('_');
-  if (parts.length !== 5) return undefined;
-  const [host, pid, start, rand, segment] = parts as [string, string, string, string, string];
+  if (parts.length !== 6) return undefined;
+  const [scope, host, pid, start, rand, segment] = parts as [string, string, string, string, string, string];
   if (!/^\d+$/.test(pid) || !/^\d+$/.test(segment)) return undefined;
-  return { owner: ownerId(Number(pid), start, rand), host, pid: Number(pid), start, segment: Number(segment) };
+  return { scope, owner: `${host}_${pid}_${start}_${rand}`, host, pid: Number(pid), start, segment: Number(segment) };
 }
 
 function isGone(owner: { host: string; pid: number; start: string }): boolean {
