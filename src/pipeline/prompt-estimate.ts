@@ -2,10 +2,10 @@ import { countPrompt, OFF_LOOP_BYTES } from './off-loop-counter.ts';
 import { countTextTokens, type TextCounter } from './token-counter.ts';
 
 /**
- * A request's token estimate whose prompt is counted when first needed: `settle()` (awaited by
- * runOperation after admission) counts a large prompt off the event loop; a small one is counted
- * inline when `inputTokens` is read. `measure` is one of the dialects' prompt walkers, `times`
- * how many times the prompt is billed (best_of).
+ * A request's token estimate whose prompt is counted when first needed: `settle()` (called by
+ * runOperation after admission, and awaited when the count decides something) counts a large
+ * prompt off the event loop; a small one is counted inline when `inputTokens` is read. `measure`
+ * is one of the dialects' prompt walkers, `times` how many times the prompt is billed (best_of).
  */
 export class PromptEstimate<Body> {
   readonly outputTokens: number;
@@ -34,9 +34,13 @@ export class PromptEstimate<Body> {
       this.#exact = counted * this.#times;
       return undefined;
     }
-    return counted.then((tokens) => {
-      this.#exact = tokens * this.#times;
-    });
+    // never rejects: a settle nobody waited for must not become an unhandled rejection
+    return counted.then(
+      (tokens) => {
+        this.#exact ??= tokens * this.#times;
+      },
+      () => undefined,
+    );
   }
 }
 

@@ -116,9 +116,11 @@ export async function runOperation<Call, Result = never>(
     if (candidates.length === 0) {
       throw modelNotFound(op.model);
     }
-    // a large prompt is counted now, off the event loop (the request was admitted before any such work)
+    // a large prompt starts being counted off the event loop (the request was admitted before any
+    // such work); it is waited for only where the count decides something: a tokens-per-minute
+    // limit, or a reservation the cheap bound cannot make
     const settling = op.estimate.settle?.();
-    if (settling) await settling;
+    if (settling && (key.tpm !== null || !cheapBoundSuffices(gateway, ctx, op, model.pricing))) await settling;
     // the exact prompt count only where it decides something: a tokens-per-minute limit
     const estimatedTokens = key.tpm === null ? 0 : op.estimate.inputTokens + op.estimate.outputTokens;
     // each await is a turn of the event loop and a suspended frame: only when there is something to wait for
@@ -324,6 +326,16 @@ function reservationWith<Call, Result>(gateway: Gateway, ctx: RequestContext, op
     if (bound * COMFORTABLE_HEADROOM <= gateway.ledger.headroom(ctx.principal.accountId, ctx.principal.key)) return bound;
   }
   return price(op.estimate.inputTokens);
+}
+
+/** Whether reservationFor can do with the cheap prompt bound (at the largest output it may reserve for), never reading the exact count. */
+function cheapBoundSuffices<Call, Result>(gateway: Gateway, ctx: RequestContext, op: OperationRequest<Call, Result>, pricing: Pricing): boolean {
+  const cheap = op.estimate.inputTokensUpperBound;
+  if (cheap === undefined) return false;
+  const open = op.openOutputCap;
+  const outputTokens = open ? Math.max(open.modelMaxTokens * open.choices, op.estimate.outputTokens) : op.estimate.outputTokens;
+  const bound = priceOf(pricing, { ...emptyUsage(), inputTokens: cheap, outputTokens, units: op.estimate.units ?? 0 }, op.meter);
+  return bound * COMFORTABLE_HEADROOM <= gateway.ledger.headroom(ctx.principal.accountId, ctx.principal.key);
 }
 
 /** The family's own codec for the operation, or the bridge's adaptation of the one it goes through. */
