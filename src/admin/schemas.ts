@@ -58,10 +58,22 @@ export type ProviderCreate = Static<typeof ProviderCreateSchema>;
 export const ProviderPatchSchema = Type.Partial(Type.Object(providerFields, { additionalProperties: false }));
 export type ProviderPatchBody = Static<typeof ProviderPatchSchema>;
 
+/**
+ * A capability's numbers reach holds and prices (`max_output_tokens`, `n_max`, `durations`…): each
+ * one, at the top or in a list, is within what the money code holds; objects are free-form.
+ */
+const CapabilityNumber = Type.Number({ minimum: -2_147_483_647, maximum: 2_147_483_647 });
+const CapabilityScalar = Type.Union([Type.String({ maxLength: 1000 }), Type.Boolean(), Type.Null(), CapabilityNumber]);
+const CapabilityValue = Type.Union([
+  CapabilityScalar,
+  Type.Array(Type.Union([CapabilityScalar, Type.Array(CapabilityScalar, { maxItems: 64 })]), { maxItems: 1000 }),
+  Type.Record(Type.String(), Type.Unknown()),
+]);
+
 export const ModelPutSchema = Type.Object(
   {
     pricing: Type.Optional(PricingSchema),
-    capabilities: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    capabilities: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), CapabilityValue)),
   },
   { additionalProperties: false },
 );
@@ -113,7 +125,7 @@ export const UsageQuerySchema = Type.Object(
     key_id: Type.Optional(Type.String({ maxLength: 100 })),
     model: Type.Optional(Type.String({ maxLength: 200 })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-    before: Type.Optional(Type.Integer({ minimum: 1 })),
+    before: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
   },
   { additionalProperties: false },
 );

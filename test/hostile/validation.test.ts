@@ -347,3 +347,28 @@ describe('query strings and path parameters of the wrong shape are 4xx, never 5x
     assert.deepEqual(wrong, []);
   });
 });
+
+describe('operator input: admin numbers stay within what the money code holds', () => {
+  freshCustomer();
+
+  test('a model capability of 1e308 (max_output_tokens, n_max) is refused naming the capability; chats on the model still work', async () => {
+    for (const [name, value] of [
+      ['max_output_tokens', 1e308],
+      ['n_max', 1e300],
+      ['durations', [4, 1e308]],
+    ] as const) {
+      const put = await mg.admin('PUT', '/admin/models/gpt-4o-mini', { capabilities: { [name]: value } });
+      assert.equal(put.status, 400, JSON.stringify(put.body));
+      assert.ok(String(put.body.error.param).startsWith(`capabilities.${name}`), JSON.stringify(put.body));
+    }
+    const ok = await post('/v1/chat/completions', { model: 'gpt-4o-mini', messages: user });
+    assert.equal(ok.status, 200, ok.text);
+  });
+
+  test('a ledger cursor or limit beyond a safe integer is a 400', async () => {
+    for (const path of [`/admin/accounts/${c.accountId}/ledger?before=1e308`, `/admin/usage?before=1e308`]) {
+      const res = await mg.admin('GET', path);
+      assert.equal(res.status, 400, `${path}: ${JSON.stringify(res.body)}`);
+    }
+  });
+});

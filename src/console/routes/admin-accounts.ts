@@ -20,7 +20,7 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 const LedgerQuery = Type.Object(
-  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })), before: Type.Optional(Type.Integer({ minimum: 1 })) },
+  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })), before: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })) },
   { additionalProperties: false },
 );
 const CreditBody = Type.Object(

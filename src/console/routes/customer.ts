@@ -12,9 +12,9 @@ import { redeemCode } from '../services/redeem.ts';
 import { rollupSeries, rollupTotals, type Totals } from '../store/usage-stats.ts';
 
 const DAY_MS = 86_400_000;
-const OverviewQuery = Type.Object({ day_start: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false });
+const OverviewQuery = Type.Object({ day_start: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })) }, { additionalProperties: false });
 const LedgerQuery = Type.Object(
-  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })), before: Type.Optional(Type.Integer({ minimum: 1 })) },
+  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })), before: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })) },
   { additionalProperties: false },
 );
 const RedeemBody = Type.Object({ code: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });

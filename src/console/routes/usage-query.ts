@@ -5,8 +5,8 @@ import type { UsageFilter } from '../store/usage-filter.ts';
 const MAX_RANGE_MS = 400 * 86_400_000;
 
 export const UsageFilterQuery = {
-  from: Type.Optional(Type.Integer({ minimum: 0 })),
-  to: Type.Optional(Type.Integer({ minimum: 0 })),
+  from: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+  to: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
   key_id: Type.Optional(Type.String({ maxLength: 100 })),
   model: Type.Optional(Type.String({ maxLength: 200 })),
   endpoint: Type.Optional(Type.String({ maxLength: 200 })),
@@ -15,7 +15,7 @@ export const UsageFilterQuery = {
 };
 
 export const RowsQuery = Type.Object(
-  { ...UsageFilterQuery, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })), before: Type.Optional(Type.Integer({ minimum: 1 })) },
+  { ...UsageFilterQuery, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })), before: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })) },
   { additionalProperties: false },
 );
 export const SeriesQuery = Type.Object(

@@ -18,7 +18,7 @@ const ListQuery = Type.Object(
 );
 
 const LedgerQuery = Type.Object(
-  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), before: Type.Optional(Type.Integer({ minimum: 1 })) },
+  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), before: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })) },
   { additionalProperties: false },
 );
 
