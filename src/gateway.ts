@@ -93,10 +93,14 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
     store.db,
     {
       provider: (record) => router.apply(record),
-      account: (record) => ledger.applyAccount(record),
+      account: (record) => {
+        ledger.applyAccount(record);
+        realtime.credentialsChanged();
+      },
       apiKey: (record) => {
         keys.apply(record);
         ledger.applyKeySpend(record.id, record.spentNano);
+        realtime.credentialsChanged();
       },
       modelOverride: (record) => catalogue.applyOverride(record),
       flushed: (entries, written) => ledger.reconcile(entries, written),
@@ -118,6 +122,7 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
   // tool-call ids that carry vendor state are signed, so every instance can read the others' and no client can forge one
   setToolCallIdKey(config.toolIdSecret ?? (await secretsRepository(store.db).getOrCreate('tool-call-id-signing', () => randomBytes(32).toString('base64url'))));
   const metrics = createMetrics({ openReservations: () => ledger.openReservations, pendingWrites: () => sync.pendingWrites, flush: () => sync.health() });
+  const realtime = new RealtimeSessions(config.realtime, metrics.registry, config.syncIntervalMs);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
   redis?.on('error', (err) => log.warn({ err: err.message }, 'redis error; rate limits fall back to this instance'));
   sharedHolds = redis ? new SharedHolds(redis, log, { seen: () => sync.seenSeq, ...(settlementLog && { instance: settlementLog.owner }) }) : undefined;
@@ -147,7 +152,7 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
     sharedHolds,
     media,
     videoWorker: undefined as unknown as VideoWorker,
-    realtime: new RealtimeSessions(config.realtime, metrics.registry),
+    realtime,
     ready: false,
   };
   gateway.videoWorker = new VideoWorker(gateway, {

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { authenticationError } from '../core/errors.ts';
+import { authenticationError, type GatewayError } from '../core/errors.ts';
 import type { ApiKeyRecord } from '../store/repositories/api-keys.ts';
 import { hashApiKey } from './key-hash.ts';
 
@@ -46,10 +46,27 @@ export class KeyStore {
     if (!key || !timingSafeEqual(Buffer.from(key.keyHash, 'hex'), Buffer.from(digest, 'hex'))) {
       throw authenticationError('Incorrect API key provided. Check the key in the console.');
     }
-    if (key.disabled) throw authenticationError('This API key is disabled. Enable it or use another key.', 'key_disabled');
-    if (key.expiresAt !== null && key.expiresAt <= now) {
-      throw authenticationError(`This API key expired at ${new Date(key.expiresAt).toISOString()}. Create a new key.`, 'key_expired');
-    }
+    const refusal = unusable(key, now);
+    if (refusal) throw refusal;
     return { key, accountId: key.accountId };
   }
+
+  /**
+   * Why the key with this id may no longer be used (revoked, disabled, expired), or null: for work
+   * that outlives one request, such as a realtime session, checked again as keys change.
+   */
+  refusalFor(id: string, now = Date.now()): GatewayError | null {
+    const key = this.byId.get(id);
+    if (!key) return authenticationError('This API key was revoked. Create a new key.', 'key_revoked');
+    return unusable(key, now);
+  }
+}
+
+/** the refusal of a known key that is disabled or expired */
+function unusable(key: ApiKeyRecord, now: number): GatewayError | null {
+  if (key.disabled) return authenticationError('This API key is disabled. Enable it or use another key.', 'key_disabled');
+  if (key.expiresAt !== null && key.expiresAt <= now) {
+    return authenticationError(`This API key expired at ${new Date(key.expiresAt).toISOString()}. Create a new key.`, 'key_expired');
+  }
+  return null;
 }

@@ -1,5 +1,5 @@
 import { WebSocket, type RawData } from 'ws';
-import { invalidRequest, type GatewayError } from '../core/errors.ts';
+import { authenticationError, invalidRequest, type GatewayError } from '../core/errors.ts';
 import type { Gateway } from '../gateway.ts';
 import type { Admission } from './handshake.ts';
 import { audioAppendLength, CLOSE, closeReason, errorEvent, frameFailure, isSendableCode, newEventId, parseEvent, readClientEvent, sniffType } from './frames.ts';
@@ -155,6 +155,20 @@ export class RealtimeSession {
       this.upstreamAlive = false;
       this.upstream.ping();
     }
+  }
+
+  /**
+   * Each sync cycle and after every key or account change: a session whose key was revoked,
+   * disabled or expired, or whose account was disabled, ends with 1008 (its running responses
+   * are cancelled and billed, its standing hold released).
+   */
+  checkCredentials(now: number): void {
+    if (this.state !== 'open') return;
+    const principal = this.admission.principal;
+    const refusal =
+      this.gateway.keys.refusalFor(principal.key.id, now) ??
+      (this.gateway.ledger.isAccountDisabled(principal.accountId) ? authenticationError('The account of this API key is disabled. Contact the operator.', 'account_disabled') : null);
+    if (refusal) this.end({ code: CLOSE.policy, reason: refusal.code ?? 'key_unusable', event: errorEvent(refusal) });
   }
 
   /** Graceful shutdown: the client hears 1001, running responses are cancelled and billed. */

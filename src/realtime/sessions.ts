@@ -9,7 +9,8 @@ const CLOSE_HANDSHAKE_MS = 1_000;
 
 /**
  * The realtime sessions of this instance: per-key session counts (the limit is per instance),
- * one shared ticker for pings and idle timeouts, and shutdown.
+ * one shared ticker for pings and idle timeouts, the check of every session's key and account
+ * (each sync cycle, and as soon as the state sync applies a change), and shutdown.
  */
 export class RealtimeSessions {
   readonly live = new Set<RealtimeSession>();
@@ -18,9 +19,14 @@ export class RealtimeSessions {
   private readonly perKey = new Map<string, number>();
   private readonly limits: RealtimeLimits;
   private ticker: NodeJS.Timeout | undefined;
+  private readonly checkIntervalMs: number;
+  private checker: NodeJS.Timeout | undefined;
+  private checkQueued = false;
 
-  constructor(limits: RealtimeLimits, registry: Registry) {
+  /** `checkIntervalMs`: how often keys and accounts are checked (the sync interval) */
+  constructor(limits: RealtimeLimits, registry: Registry, checkIntervalMs: number) {
     this.limits = limits;
+    this.checkIntervalMs = checkIntervalMs;
     const live = this.live;
     new Gauge({
       name: 'modelgate_realtime_sessions',
@@ -67,6 +73,21 @@ export class RealtimeSessions {
       this.ticker = setInterval(() => this.tick(), this.limits.pingIntervalMs);
       this.ticker.unref();
     }
+    if (!this.checker) {
+      // expiry comes with time, not with a change: checked every cycle as well
+      this.checker = setInterval(() => this.checkCredentials(), this.checkIntervalMs);
+      this.checker.unref();
+    }
+  }
+
+  /** The state sync applied a key or account change: check every session once, after the batch is applied. */
+  credentialsChanged(): void {
+    if (this.checkQueued || this.live.size === 0) return;
+    this.checkQueued = true;
+    setImmediate(() => {
+      this.checkQueued = false;
+      this.checkCredentials();
+    });
   }
 
   delete(session: RealtimeSession): void {
@@ -75,6 +96,10 @@ export class RealtimeSessions {
     if (this.live.size === 0 && this.ticker) {
       clearInterval(this.ticker);
       this.ticker = undefined;
+    }
+    if (this.live.size === 0 && this.checker) {
+      clearInterval(this.checker);
+      this.checker = undefined;
     }
   }
 
@@ -87,6 +112,11 @@ export class RealtimeSessions {
     await Promise.race([Promise.all(sessions.map((s) => s.closed)), timeout]);
     clearTimeout(timer);
     for (const session of sessions) if (this.live.has(session)) session.terminateClient();
+  }
+
+  private checkCredentials(): void {
+    const now = Date.now();
+    for (const session of this.live) session.checkCredentials(now);
   }
 
   private tick(): void {

@@ -36,13 +36,14 @@ export function readCredentials(req: IncomingMessage): HandshakeCredentials {
 }
 
 /**
- * The subprotocol to echo: browsers fail a handshake whose answer names none of the offered
- * ones. `realtime` when offered; the key-carrying one only as a last resort (it is the client's
- * own secret on its own connection, but never preferred).
+ * The subprotocol to answer with: `realtime` when offered, else another one the client offered,
+ * never the key-carrying one — a handshake answer passes through proxies and their logs. When the
+ * key subprotocol is the only one offered the answer names none (RFC 6455 allows it; browsers and
+ * `ws` then fail the handshake, so such clients must offer `realtime` beside it, as the official
+ * SDK does).
  */
 export function chooseProtocol(offered: Set<string>): string | false {
-  if (offered.size === 0) return false;
   if (offered.has('realtime')) return 'realtime';
   for (const p of offered) if (!p.startsWith(KEY_PROTOCOL)) return p;
-  return offered.values().next().value ?? false;
+  return false;
 }
