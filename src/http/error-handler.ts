@@ -31,7 +31,8 @@ export function errorHandler(gateway: Gateway) {
   return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
     const gatewayError = toGatewayError(error);
     if (gatewayError.status >= 500 && !(error instanceof GatewayError)) {
-      gateway.log.error({ reqId: request.id, err: error, url: request.routeOptions.url }, 'unhandled error');
+      // the client quotes its x-request-id (its own, when it sent one): both ids find this line
+      gateway.log.error({ reqId: request.id, correlationId: request.correlationId, err: error, url: request.routeOptions.url }, 'unhandled error');
     }
     if (reply.sent || reply.raw.headersSent) return;
     if (gatewayError.retryAfter !== undefined) reply.header('retry-after', String(gatewayError.retryAfter));

@@ -298,7 +298,7 @@ describe('an exception that escapes is logged with the request id and answered i
       assert.equal(openai.status, 500, openai.text);
       assert.equal(openai.body.type, 'error');
       assert.equal(openai.body.error.type, 'server_error');
-      const google = await send('/v1beta/models/boom-model:predict', JSON.stringify({ instances: [{ prompt: 'a cat' }] }));
+      const google = await send('/v1beta/models/boom-model:predict', JSON.stringify({ instances: [{ prompt: 'a cat' }] }), { 'x-request-id': 'client-trace-17' });
       assert.equal(google.status, 500, google.text);
       assert.equal(google.body.error.status, 'INTERNAL');
       for (const answer of [openai, google]) {
@@ -306,6 +306,7 @@ describe('an exception that escapes is logged with the request id and answered i
         assert.ok(!answer.text.includes('.ts:'), answer.text);
       }
       assert.equal(logged.filter((line) => typeof line.reqId === 'string' && line.reqId !== '').length, 2, JSON.stringify(logged));
+      assert.equal(logged.at(-1)!.correlationId, 'client-trace-17', 'the id the client was told to quote is in the log line');
     } finally {
       router.serves = original;
       log.error = originalError;
