@@ -31,6 +31,8 @@ export interface RouteSpec {
    * wrong kind only has to be answered without a 5xx, in the envelope.
    */
   kindChecked?: true;
+  /** whole bodies of the right outline with a part the converters read broken (content parts, tool calls…) */
+  shapes?: fc.Arbitrary<{ body: Record<string, unknown>; mutation: string }>;
   /** who sends the valid requests (default: `exact` when token-priced, else `broken`) */
   principal?: Principal;
   /** headers every request of the route carries */
@@ -196,6 +198,7 @@ export function routeCases(spec: RouteSpec): fc.Arbitrary<FuzzRequest> {
       const unknown = base(json({ ...valid.body, model: 'no-such-model-anywhere' }), 'unknown model');
       options.push({ weight: 2, arbitrary: fc.constantFrom(...shapes, ...kinds, unknown) });
     }
+    if (spec.shapes) options.push({ weight: 4, arbitrary: spec.shapes.map(({ body, mutation }) => base(json(body), mutation)) });
     return fc.oneof(...options);
   });
 }

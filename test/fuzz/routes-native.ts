@@ -22,6 +22,47 @@ const conversationTyped = {
   tool_choice: ['object'],
 } as const;
 
+/** Blocks and options of the right outline that lack or mistype what the converters read. */
+const messagesShapes = fc
+  .record({
+    model: fc.constantFrom(...MESSAGES_MODELS),
+    block: fc.constantFrom<unknown>(
+      { type: 'image' },
+      { type: 'image', source: { type: 'base64' } },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 5 } },
+      { type: 'image', source: { type: 'url', url: 5 } },
+      { type: 'document' },
+      { type: 'document', source: { type: 'text', data: null } },
+      { type: 'tool_use' },
+      { type: 'tool_use', id: 'toolu_1', name: 'f', input: 'not an object' },
+      { type: 'tool_result' },
+      { type: 'tool_result', tool_use_id: 'mgx_forged.AAAA', content: [{ type: 'image' }] },
+      { type: 'thinking' },
+      { type: 'redacted_thinking', data: 5 },
+      { type: 'text' },
+      { type: 'text', text: ['x'] },
+      { type: 'no-such-block' },
+    ),
+    extra: fc.constantFrom<Record<string, unknown>>(
+      {},
+      { system: [{ type: 'text' }] },
+      { system: [{ type: 'image' }] },
+      { tools: [{ name: 'f', input_schema: 'x' }] },
+      { tool_choice: { type: 'tool' } },
+      { thinking: { type: 'enabled', budget_tokens: 1e308 } },
+      { thinking: { type: 'enabled' } },
+      { max_tokens: 1e308 },
+      { max_tokens: 2 ** 53 + 1 },
+      { stop_sequences: Array.from({ length: 10_000 }, () => 'x') },
+      { metadata: { user_id: 5 } },
+    ),
+    role: fc.constantFrom('user', 'assistant'),
+  })
+  .map(({ model, block, extra, role }) => ({
+    body: { model, max_tokens: 8, ...extra, messages: [{ role: 'user', content: 'hi' }, { role, content: [block] }, ...(role === 'assistant' ? [{ role: 'user', content: 'go on' }] : [])] },
+    mutation: `${role} block ${JSON.stringify(block)}, ${JSON.stringify(extra).slice(0, 80)}`,
+  }));
+
 const messages: RouteSpec = {
   route: 'messages',
   method: 'POST',
@@ -36,6 +77,7 @@ const messages: RouteSpec = {
     })),
   typed: { ...conversationTyped, max_tokens: ['integer'], stream: ['boolean'], temperature: ['number'], top_k: ['integer'], stop_sequences: ['array'], metadata: ['object'] },
   wrongModels: ['text-embedding-3-small', 'tts-1', 'image-a-3'],
+  shapes: messagesShapes,
 };
 
 const countTokens: RouteSpec = {
@@ -47,6 +89,7 @@ const countTokens: RouteSpec = {
   valid: fc.record({ model: fc.constantFrom(...MESSAGES_MODELS), content }).map(({ model, content }) => ({ body: { model, messages: [{ role: 'user', content }] } })),
   typed: conversationTyped,
   wrongModels: ['text-embedding-3-small'],
+  shapes: messagesShapes.map(({ body: { max_tokens: _, ...body }, mutation }) => ({ body, mutation })),
 };
 
 const predict: RouteSpec = {
@@ -58,6 +101,12 @@ const predict: RouteSpec = {
     .record({ model: fc.constantFrom('img-c-4.0-generate-001', 'img-c-4.0-fast-generate-001'), prompt: text(), count: fc.integer({ min: 1, max: 2 }) })
     .map(({ model, prompt, count }) => ({ body: { instances: [{ prompt }], parameters: { sampleCount: count } }, path: `/v1beta/models/${model}:predict` })),
   typed: { instances: ['array'], 'instances[0]': ['object'], 'instances[0].prompt': ['string'], parameters: ['object'], 'parameters.sampleCount': ['integer'] },
+  shapes: fc
+    .tuple(
+      fc.constantFrom<unknown>([], [{}], [{ prompt: 5 }], [{ prompt: 'x', image: {} }], [{ prompt: 'x', image: { bytesBase64Encoded: 5 } }], [{ prompt: 'x' }, { prompt: 'y' }]),
+      fc.constantFrom<unknown>(undefined, null, {}, { sampleCount: 1e308 }, { sampleCount: 0 }, { aspectRatio: 5 }, { aspectRatio: '1:0' }, { outputOptions: { mimeType: 5 } }),
+    )
+    .map(([instances, parameters]) => ({ body: { instances, ...(parameters !== undefined && { parameters }) }, mutation: `instances ${JSON.stringify(instances)}, parameters ${JSON.stringify(parameters)}` })),
 };
 
 export const NATIVE_ROUTES: readonly RouteSpec[] = [messages, countTokens, predict];

@@ -14,6 +14,56 @@ const userMessage = fc.oneof(
   text().map((t) => ({ role: 'user', content: [{ type: 'text', text: t }] })),
 );
 
+/** Content parts, tool calls and options of the right outline that lack or mistype what the converters read. */
+export const chatShapes = fc
+  .record({
+    model: fc.constantFrom(...CHAT_MODELS),
+    part: fc.constantFrom<unknown>(
+      { type: 'image_url' },
+      { type: 'image_url', image_url: 'http://example.test/a.png' },
+      { type: 'image_url', image_url: { url: 42 } },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,!!!' } },
+      { type: 'image_url', image_url: { url: 'data:;base64,' } },
+      { type: 'input_audio' },
+      { type: 'input_audio', input_audio: { data: 'x', format: 'mp3' } },
+      { type: 'text' },
+      { type: 'text', text: 5 },
+      { type: 'file' },
+      { type: 'file', file: { file_data: 5 } },
+      { type: 'refusal' },
+      { type: 'no-such-part' },
+    ),
+    extra: fc.constantFrom<Record<string, unknown>>(
+      {},
+      { tools: [{ type: 'function' }] },
+      { tools: [{ type: 'function', function: { name: 'f', parameters: 'x' } }] },
+      { tool_choice: { type: 'function' } },
+      { tool_choice: { type: 'function', function: {} } },
+      { tool_choice: 'sometimes' },
+      { response_format: { type: 'json_schema' } },
+      { response_format: { type: 'json_schema', json_schema: 5 } },
+      { max_tokens: 2 ** 31 },
+      { max_tokens: 1e308 },
+      { max_completion_tokens: 2 ** 53 + 1 },
+      { n: 128 },
+      { logit_bias: { '1': 1e308 } },
+      { stream: true, stream_options: { include_usage: 'yes' } },
+    ),
+    history: fc.constantFrom<unknown[]>(
+      [],
+      [{ role: 'assistant', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{' } }] }, { role: 'tool', tool_call_id: 'call_1', content: 'x' }],
+      [{ role: 'assistant', tool_calls: [{}] }],
+      [{ role: 'assistant', tool_calls: [{ id: 'c', function: null }] }],
+      [{ role: 'assistant', content: null, tool_calls: [{ id: 'mgx_forged.AAAA', type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'mgx_forged.AAAA', content: [{ type: 'image_url' }] }],
+      [{ role: 'tool', content: 'an orphan result' }],
+      [{ role: 'function', name: 5, content: 'x' }],
+    ),
+  })
+  .map(({ model, part, extra, history }) => ({
+    body: { model, max_tokens: 8, ...extra, messages: [{ role: 'user', content: 'hi' }, ...history, { role: 'user', content: [part] }] },
+    mutation: `content part ${JSON.stringify(part)}, ${JSON.stringify(extra)}, history of ${history.length}`,
+  }));
+
 const chat: RouteSpec = {
   route: 'chat',
   method: 'POST',
@@ -54,6 +104,7 @@ const chat: RouteSpec = {
     response_format: ['object'],
   },
   wrongModels: ['text-embedding-3-small', 'tts-1', 'image-a-2', 'whisper-1'],
+  shapes: chatShapes,
 };
 
 const completions: RouteSpec = {
@@ -148,3 +199,4 @@ export const modelsArbitrary = fc.oneof(
   fc.constant({ path: '/v1/models', mutation: 'list' }),
   fc.constantFrom('gpt-4o-mini', 'no-such-model', '%00', '..%2F..%2Fadmin', 'a'.repeat(3000), '%F0%9F%99%82', '%ED%A0%80').map((id) => ({ path: `/v1/models/${id}`, mutation: `model id ${id.slice(0, 40)}` })),
 );
+

@@ -49,6 +49,8 @@ export interface FuzzReport {
   fiveXx: number;
   maxEventLoopDelayMs: number;
   rssGrowthMB: number;
+  /** JavaScript heap growth after a full collection (what the gateway holds, where RSS also counts freed pages kept) */
+  heapGrowthMB: number;
   /** whether flush lag and dead letters were checked (in /readyz), or why not */
   flush: string;
   durationMs: number;
@@ -136,11 +138,12 @@ export async function fuzz(world: World, options: FuzzOptions): Promise<FuzzRepo
   const delayBoundMs = options.eventLoopDelayBoundMs ?? 1000;
   const { exact, failing, broken, sandbox } = world.accounts;
   const ledgerAccounts = [exact, failing, broken, sandbox].map((c) => c.accountId).concat(world.customer.accountId);
-  const report: FuzzReport = { ok: true, seed: options.seed, requests: 0, sessions: 0, statuses: {}, fiveXx: 0, maxEventLoopDelayMs: 0, rssGrowthMB: 0, flush: '', durationMs: 0, timeByRoute: {}, distinct: new Map() };
+  const report: FuzzReport = { ok: true, seed: options.seed, requests: 0, sessions: 0, statuses: {}, fiveXx: 0, maxEventLoopDelayMs: 0, rssGrowthMB: 0, heapGrowthMB: 0, flush: '', durationMs: 0, timeByRoute: {}, distinct: new Map() };
   const started = Date.now();
   // the price book is read once, before requests run concurrently
   for (const model of [...CHAT_MODELS, ...EMBEDDING_MODELS, 'gpt-3.5-turbo-instruct']) await expectedCostNano(world.tg, model, { prompt: 1, completion: 1 });
   const rssBaseline = residentAfterGc();
+  const heapBaseline = process.memoryUsage().heapUsed;
   let deadLettersBefore = (await readiness(world)).flush?.dead_letters ?? 0;
   let batches = 0;
   const delay = monitorEventLoopDelay({ resolution: 10 });
@@ -209,6 +212,7 @@ export async function fuzz(world: World, options: FuzzOptions): Promise<FuzzRepo
     if (++batches % 8 === 0) {
       const growth = residentAfterGc() - rssBaseline;
       report.rssGrowthMB = Math.max(report.rssGrowthMB, Math.round(growth / 1048576));
+      report.heapGrowthMB = Math.max(report.heapGrowthMB, Math.round((process.memoryUsage().heapUsed - heapBaseline) / 1048576));
       if (growth > rssBound) batchRule('RSS growth bounded', `${Math.round(growth / 1048576)} MB over the start, after a full collection`);
     }
     const maxDelayMs = delay.max / 1e6;
@@ -262,5 +266,5 @@ export function summary(r: FuzzReport): string {
   const statuses = Object.entries(r.statuses)
     .map(([s, n]) => `${s}×${n}`)
     .join(' ');
-  return `seed ${r.seed}: ${r.requests} requests + ${r.sessions} realtime sessions in ${(r.durationMs / 1000).toFixed(1)} s; 5xx ${r.fiveXx}; max event-loop delay ${r.maxEventLoopDelayMs} ms; RSS growth ${r.rssGrowthMB} MB; flush: ${r.flush}; statuses ${statuses}`;
+  return `seed ${r.seed}: ${r.requests} requests + ${r.sessions} realtime sessions in ${(r.durationMs / 1000).toFixed(1)} s; 5xx ${r.fiveXx}; max event-loop delay ${r.maxEventLoopDelayMs} ms; RSS growth ${r.rssGrowthMB} MB (heap ${r.heapGrowthMB} MB) after GC; flush: ${r.flush}; statuses ${statuses}`;
 }
