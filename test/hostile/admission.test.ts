@@ -82,7 +82,11 @@ describe('a key whose account has $0', () => {
 describe('requests per minute', () => {
   test('a key past its rpm is refused (429) before its 160 KB prompt is tokenised', async () => {
     const limited = await tg.customer(5, { rpm: 1 });
-    await anthropic(limited).messages.create({ model: MODEL, max_tokens: 8, messages: [{ role: 'user', content: 'Hi' }] });
+    // the minute's one request: a 60 KB prompt, counted off the event loop, served and billed
+    const prose = 'The gateway counts a large prompt in its tokenizer thread, never on the event loop. '.repeat(720);
+    const served = await anthropic(limited).messages.create({ model: MODEL, max_tokens: 8, messages: [{ role: 'user', content: prose }] });
+    assert.ok(served.usage.input_tokens > 10_000);
+    await tg.assertBillingInvariants(limited.accountId);
     const tokenised = tokenizerUse.chars;
     const sent = upstreamCalls();
     const error = await rejected(anthropic(limited).messages.create({ model: MODEL, max_tokens: 8, messages: [{ role: 'user', content: RUN }] }), Anthropic.RateLimitError);
@@ -101,7 +105,9 @@ describe('requests per minute', () => {
     const first = await anthropic(limited).messages.countTokens({ model: MODEL, messages: [{ role: 'user', content: 'How many tokens?' }] }).withResponse();
     assert.ok(first.data.input_tokens > 0);
     assert.equal(first.response.headers.get('x-ratelimit-remaining-requests'), '1');
-    await anthropic(limited).messages.countTokens({ model: MODEL, messages: [{ role: 'user', content: 'And now?' }] });
+    // 160 KB without a space, admitted: counted (off the event loop, in pieces) close to the text
+    const large = await anthropic(limited).messages.countTokens({ model: MODEL, messages: [{ role: 'user', content: RUN }] });
+    assert.ok(large.input_tokens > 70_000 && large.input_tokens < 90_000, String(large.input_tokens));
     const tokenised = tokenizerUse.chars;
     const error = await rejected(anthropic(limited).messages.countTokens({ model: MODEL, messages: [{ role: 'user', content: RUN }] }), Anthropic.RateLimitError);
     assert.equal(error.status, 429);
@@ -110,22 +116,5 @@ describe('requests per minute', () => {
     assert.equal(tokenizerUse.chars, tokenised);
     // the count_tokens calls used the minute up for the paid routes as well
     await rejected(openai(limited).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }] }), OpenAI.RateLimitError);
-  });
-});
-
-describe('an admitted large prompt', () => {
-  test('160 KB without a space is counted (off the event loop) and answered; the count stays close to the text', async () => {
-    const funded = await tg.customer(50);
-    const counted = await anthropic(funded).messages.countTokens({ model: MODEL, messages: [{ role: 'user', content: RUN }] });
-    // random letters: about two characters a token; the cut pieces keep the count near it
-    assert.ok(counted.input_tokens > 70_000 && counted.input_tokens < 90_000, String(counted.input_tokens));
-  });
-
-  test('a 60 KB prompt goes through the off-loop count and is served and billed as before', async () => {
-    const funded = await tg.customer(50);
-    const prose = 'The gateway counts a large prompt in its tokenizer thread, never on the event loop. '.repeat(720);
-    const answer = await anthropic(funded).messages.create({ model: MODEL, max_tokens: 8, messages: [{ role: 'user', content: prose }] });
-    assert.ok(answer.usage.input_tokens > 10_000);
-    await tg.assertBillingInvariants(funded.accountId);
   });
 });

@@ -41,7 +41,7 @@ test('a key whose account has $0 is refused (402) before anything is written: th
   assert.equal(transcriptions(), sent);
 });
 
-test('files under the per-file limit but over the total together: 413 naming the rule, spooled parts deleted, nothing sent or charged', async () => {
+test('files under the per-file limit but over the total together: 413 naming the rule, spooled parts deleted, nothing sent or charged; one alone is served', async () => {
   const customer = await mg.customer(5);
   const start = mg.balanceNano(customer.accountId);
   const sent = transcriptions();
@@ -55,10 +55,8 @@ test('files under the per-file limit but over the total together: 413 naming the
   assert.equal(transcriptions(), sent);
   assert.equal(mg.balanceNano(customer.accountId), start);
   await mg.assertBillingInvariants(customer.accountId);
-});
 
-test('one file within both limits is still served, and its spooled copy deleted afterwards', async () => {
-  const customer = await mg.customer(5);
+  // one of those files alone is within both limits: served, and its spooled copy deleted afterwards
   const form = new FormData();
   form.set('model', 'whisper-1');
   form.set('file', new Blob([new Uint8Array(WAV)], { type: 'audio/wav' }), 'speech.wav');
