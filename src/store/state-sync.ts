@@ -32,7 +32,7 @@ export interface SyncListener {
 export interface FlushHealth {
   /** age of the oldest journal entry or usage row not yet in the database (0: none waiting) */
   lagMs: number;
-  /** journal entries and usage rows waiting */
+  /** journal entries and usage rows not yet in the database: queued, or in the flush under way */
   pending: number;
   /** usage rows in dead_letters: those there when this instance started, plus those it added */
   deadLetters: number;
@@ -73,6 +73,8 @@ export class StateSync {
   /** when the oldest write of `batch` was queued (0: none), and that of the batch being flushed */
   private queuedSince = 0;
   private flushingSince = 0;
+  /** rows of the batch being flushed */
+  private flushingRows = 0;
   /** consecutive flushes failed on an unavailable database, and when the next may run */
   private failures = 0;
   private retryAt = 0;
@@ -99,6 +101,8 @@ export class StateSync {
     // fitted to its columns in place, first: the ledger applies the amount after this (Ledger.apply)
     this.guard.entry(entry);
     if (this.queuedSince === 0) this.queuedSince = Date.now();
+    // the log's usage row too: a structure in a text column would be encoded whole (or overflow the stack) there
+    if (usage && this.settlementLog) this.guard.usage(usage);
     this.settlementLog?.append(entry, usage);
     this.batch.entries.push(entry);
   }
@@ -128,7 +132,7 @@ export class StateSync {
     const since = this.flushingSince === 0 ? this.queuedSince : this.queuedSince === 0 ? this.flushingSince : Math.min(this.flushingSince, this.queuedSince);
     return {
       lagMs: since === 0 ? 0 : Math.max(0, Date.now() - since),
-      pending: this.pendingWrites,
+      pending: this.pendingWrites + this.flushingRows,
       deadLetters: this.deadLetters,
       stuckEntries: this.stuck,
       failedFlushes: this.failedFlushes,
@@ -216,6 +220,7 @@ export class StateSync {
     this.batch = { entries: [], usage: [] };
     this.lastUse = new Map();
     this.flushingSince = this.queuedSince;
+    this.flushingRows = entries.length + usage.length;
     this.queuedSince = 0;
     this.settlementLog?.seal();
     const touches: KeyTouch[] = Array.from(lastUse, ([keyId, lastUsedAt]) => ({ keyId, lastUsedAt }));
@@ -246,6 +251,7 @@ export class StateSync {
       throw error;
     } finally {
       this.flushingSince = 0;
+      this.flushingRows = 0;
     }
   }
 

@@ -100,6 +100,13 @@ for (const database of bothDatabases('poison')) {
       tg.gateway.sync.recordUsage(poison);
       // and through the ledger: an amount that is not a number, a note with NUL and a lone surrogate
       tg.gateway.ledger.adjust(customer.accountId, Number.NaN, 'credit', `credit:nan:${newId('k')}`, 'nan\0\udc00');
+      // and a charge whose usage row (kept with it in the settlement log) has a model nested 100,000 deep
+      const deep: unknown[] = [];
+      let level = deep;
+      for (let i = 0; i < 100_000; i++) level = (level[0] = []) as unknown[];
+      const hold = tg.gateway.ledger.reserve(customer.accountId, null, 1_000);
+      const requestId = newId('req');
+      tg.gateway.ledger.settle(hold, 1_000, { entryKey: `charge:${requestId}`, requestId, usage: row({ request_id: requestId, model: deep }) });
       await adminAnswers();
 
       const answered = [await chat(), await chat(), await chat()];
