@@ -18,6 +18,7 @@ export function limitsView(limits: KeyLimits) {
     rpm: limits.rpm,
     tpm: limits.tpm,
     max_spend_usd: limits.maxSpendNano === null ? null : nanoToUsd(limits.maxSpendNano),
+    models: limits.models,
   };
 }
 
@@ -35,7 +36,6 @@ export function keyView(gateway: Gateway, record: ApiKeyRecord) {
     key_hint: record.keyHint,
     status: record.disabled ? 'disabled' : record.expiresAt !== null && record.expiresAt <= now ? 'expired' : 'active',
     ...limitsView(record.operator),
-    models: record.models,
     customer_limits: limitsView(record.customer),
     spent_usd: nanoToUsd(gateway.ledger.keySpent(record.id) || record.spentNano),
     last_used_at: record.lastUsedAt === null ? null : new Date(record.lastUsedAt).toISOString(),
@@ -56,15 +56,20 @@ export async function createKey(gateway: Gateway, accountId: string, body: KeyCr
   const expiresAt = parseExpiry(body.expires_at) ?? null;
   if (expiresAt !== null && expiresAt <= Date.now()) throw invalidRequest('expires_at must be in the future', 'expires_at');
   const secret = newApiKey();
-  const limits = { expiresAt, rpm: body.rpm ?? null, tpm: body.tpm ?? null, maxSpendNano: body.max_spend_usd == null ? null : usdToNano(body.max_spend_usd) };
+  const limits = {
+    expiresAt,
+    models: body.models ?? null,
+    rpm: body.rpm ?? null,
+    tpm: body.tpm ?? null,
+    maxSpendNano: body.max_spend_usd == null ? null : usdToNano(body.max_spend_usd),
+  };
   const record = await gateway.repos.apiKeys.insert({
     id: newId('key'),
     accountId,
     name: body.name ?? null,
     keyHash: hashApiKey(secret),
     keyHint: keyHint(secret),
-    models: body.models ?? null,
-    ...(setBy === 'operator' ? limits : { expiresAt: null, rpm: null, tpm: null, maxSpendNano: null, customer: limits }),
+    ...(setBy === 'operator' ? limits : { expiresAt: null, models: null, rpm: null, tpm: null, maxSpendNano: null, customer: limits }),
   });
   await gateway.sync.refresh();
   return { record, secret };
@@ -74,7 +79,6 @@ export async function updateKey(gateway: Gateway, id: string, body: KeyPatch, se
   const limits = limitsPatch(body);
   const record = await gateway.repos.apiKeys.update(id, {
     ...(body.name !== undefined && { name: body.name }),
-    ...(body.models !== undefined && { models: body.models }),
     ...(setBy === 'operator' ? limits : { customer: limits }),
   });
   if (!record) throw notFound(`No key with id "${id}".`, 'id');
@@ -88,6 +92,7 @@ export function limitsPatch(body: KeyPatch): Partial<KeyLimits> {
   return {
     ...(expiresAt !== undefined && { expiresAt }),
     ...(body.disabled !== undefined && { disabled: body.disabled }),
+    ...(body.models !== undefined && { models: body.models }),
     ...(body.rpm !== undefined && { rpm: body.rpm }),
     ...(body.tpm !== undefined && { tpm: body.tpm }),
     ...(body.max_spend_usd !== undefined && { maxSpendNano: body.max_spend_usd === null ? null : usdToNano(body.max_spend_usd) }),

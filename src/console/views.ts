@@ -25,6 +25,7 @@ function consoleLimits(limits: KeyLimits) {
     rpm: limits.rpm,
     tpm: limits.tpm,
     max_spend_usd: limits.maxSpendNano === null ? null : usd(limits.maxSpendNano),
+    models: limits.models,
   };
 }
 

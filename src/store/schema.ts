@@ -72,6 +72,7 @@ export interface ApiKeysTable {
   customer_rpm: number | null;
   customer_tpm: number | null;
   customer_max_spend_nano: number | null;
+  customer_models: string | null; // JSON string[] allowlist
   spent_nano: Int;
   last_used_at: number | null;
   seq: Int;

@@ -100,6 +100,26 @@ describe('operator key limits against the customer console', () => {
     assert.equal(loosen.body.error.param, 'rpm');
   });
 
+  test('the operator’s model allowlist holds: the customer may narrow it, not widen it', async () => {
+    const key = await newKey();
+    assert.equal((await tg.admin('PATCH', `/admin/keys/${key.id}`, { models: ['gpt-4o-mini', 'gpt-4o'] })).status, 200);
+    for (const models of [null, ['gpt-4o-mini', 'gpt-3.5-turbo-instruct']]) {
+      const wider = await patchAsCustomer(key.id, { models });
+      assert.equal(wider.status, 403, wider.text);
+      assert.equal(wider.body.error.param, 'models');
+    }
+    assert.equal(await statusOf(chat(key.secret, { model: 'gpt-4o' })), 200);
+    const narrower = await patchAsCustomer(key.id, { models: ['gpt-4o-mini'] });
+    assert.equal(narrower.status, 200, narrower.text);
+    assert.deepEqual(narrower.body.key.models, ['gpt-4o-mini']);
+    assert.deepEqual(narrower.body.key.operator_limits.models, ['gpt-4o-mini', 'gpt-4o']);
+    assert.equal(await statusOf(chat(key.secret, { model: 'gpt-4o' })), 404, 'outside the customer’s own allowlist');
+    assert.equal(await statusOf(chat(key.secret, { model: 'gpt-4o-mini' })), 200);
+    // the operator dropping their allowlist leaves the customer's
+    assert.equal((await tg.admin('PATCH', `/admin/keys/${key.id}`, { models: null })).status, 200);
+    assert.equal(await statusOf(chat(key.secret, { model: 'gpt-4o' })), 404);
+  });
+
   test('an operator rpm and expiry hold on /v1 although the customer asks for none', async () => {
     const key = await newKey();
     const expiry = new Date(Date.now() + 3_600_000).toISOString();

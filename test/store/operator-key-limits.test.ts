@@ -29,19 +29,19 @@ for (const database of bothDatabases('keylimits')) {
 
     test('both sets are stored apart and the tighter applies on the other instance', async () => {
       const customer = await a.customer(1);
-      const imposed = await a.admin('PATCH', `/admin/keys/${customer.keyId}`, { disabled: true, max_spend_usd: 0.01, rpm: 60 });
+      const imposed = await a.admin('PATCH', `/admin/keys/${customer.keyId}`, { disabled: true, max_spend_usd: 0.01, rpm: 60, models: ['gpt-4o-mini', 'gpt-4o'] });
       assert.equal(imposed.status, 200);
       // what the console writes for the customer, on the other instance
-      const own = await b.gateway.repos.apiKeys.update(customer.keyId, { customer: { disabled: false, maxSpendNano: 5_000_000, rpm: null, tpm: 500 } });
+      const own = await b.gateway.repos.apiKeys.update(customer.keyId, { customer: { disabled: false, maxSpendNano: 5_000_000, rpm: null, tpm: 500, models: ['gpt-4o', 'gpt-5'] } });
       assert.ok(own);
-      assert.deepEqual(own.operator, { disabled: true, expiresAt: null, rpm: 60, tpm: null, maxSpendNano: 10_000_000 });
-      assert.deepEqual(own.customer, { disabled: false, expiresAt: null, rpm: null, tpm: 500, maxSpendNano: 5_000_000 });
+      assert.deepEqual(own.operator, { disabled: true, expiresAt: null, rpm: 60, tpm: null, maxSpendNano: 10_000_000, models: ['gpt-4o-mini', 'gpt-4o'] });
+      assert.deepEqual(own.customer, { disabled: false, expiresAt: null, rpm: null, tpm: 500, maxSpendNano: 5_000_000, models: ['gpt-4o', 'gpt-5'] });
 
       await eventually(() => a.gateway.keys.get(customer.keyId)?.customer.tpm === 500, 'the customer’s limits reached the first instance');
       const effective = a.gateway.keys.get(customer.keyId)!;
       assert.deepEqual(
-        { disabled: effective.disabled, maxSpendNano: effective.maxSpendNano, rpm: effective.rpm, tpm: effective.tpm },
-        { disabled: true, maxSpendNano: 5_000_000, rpm: 60, tpm: 500 },
+        { disabled: effective.disabled, maxSpendNano: effective.maxSpendNano, rpm: effective.rpm, tpm: effective.tpm, models: effective.models },
+        { disabled: true, maxSpendNano: 5_000_000, rpm: 60, tpm: 500, models: ['gpt-4o'] },
       );
       const refused = await fetch(`${a.baseURL}/chat/completions`, {
         method: 'POST',

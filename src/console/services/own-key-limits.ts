@@ -12,13 +12,20 @@ const FIELDS: ReadonlyArray<[Limit, string, (value: number) => string]> = [
 
 /**
  * A customer may tighten their key's limits, never lift the operator's: a patch that would
- * enable a key the operator disabled, or set a limit looser than (or no limit above) the
- * operator's, is refused with a 403 naming the field. Anything within the operator's limits is
+ * enable a key the operator disabled, set a limit looser than (or no limit above) the
+ * operator's, or allow a model the operator's allowlist does not, is refused with a 403 naming the field. Anything within the operator's limits is
  * the customer's own to set and change.
  */
 export function refuseLoosening(operator: KeyLimits, patch: Partial<KeyLimits>): void {
   if (patch.disabled === false && operator.disabled) {
     throw forbidden('The operator disabled this key; only the operator can enable it.', 'disabled');
+  }
+  if (patch.models !== undefined && operator.models !== null) {
+    const allowed = operator.models;
+    const beyond = patch.models === null ? ['every model'] : patch.models.filter((model) => !allowed.includes(model));
+    if (beyond.length > 0) {
+      throw forbidden(`The operator allows this key only ${allowed.join(', ')}; ${beyond.join(', ')} cannot be added.`, 'models');
+    }
   }
   for (const [limit, field, show] of FIELDS) {
     const imposed = operator[limit];

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Migration } from 'kysely/migration';
 
 /**
- * A key's limits come from two hands: the operator's (the admin API) and the customer's own
+ * A key's limits (and its model allowlist) come from two hands: the operator's (the admin API) and the customer's own
  * (the console). The existing columns stay the operator's — every limit set before this
  * migration counts as imposed, which no customer can lift — and the customer's own go beside
  * them. The request path applies the tighter of the two.
@@ -15,6 +15,8 @@ export function operatorKeyLimitsMigration(): Migration {
       await db.schema.alterTable('api_keys').addColumn('customer_rpm', 'integer').execute();
       await db.schema.alterTable('api_keys').addColumn('customer_tpm', 'integer').execute();
       await db.schema.alterTable('api_keys').addColumn('customer_max_spend_nano', 'bigint').execute();
+      // JSON string[]: the models the customer allows the key, within the operator's `models`
+      await db.schema.alterTable('api_keys').addColumn('customer_models', 'text').execute();
     },
   };
 }

@@ -9,12 +9,14 @@ export interface KeyLimits {
   rpm: number | null;
   tpm: number | null;
   maxSpendNano: number | null;
+  /** allowed model ids */
+  models: string[] | null;
 }
 
 /**
- * A key as the request path uses it: `disabled`, `expiresAt`, `rpm`, `tpm` and `maxSpendNano`
- * are the effective limits, the tighter of the operator's and the customer's own (both kept
- * beside them), so authentication, rate limits and the spend cap stay one lookup.
+ * A key as the request path uses it: `disabled`, `expiresAt`, `rpm`, `tpm`, `maxSpendNano` and
+ * `models` are the effective limits, the tighter of the operator's and the customer's own (both
+ * kept beside them; `models` the models both allow), so authentication, rate limits and the spend cap stay one lookup.
  */
 export interface ApiKeyRecord {
   id: string;
@@ -37,7 +39,7 @@ export interface ApiKeyRecord {
   customer: KeyLimits;
 }
 
-/** `expiresAt`, `rpm`, `tpm` and `maxSpendNano` are the operator's; `customer` the customer's own. */
+/** `expiresAt`, `models`, `rpm`, `tpm` and `maxSpendNano` are the operator's; `customer` the customer's own. */
 export type ApiKeyInput = Pick<ApiKeyRecord, 'id' | 'accountId' | 'name' | 'keyHash' | 'keyHint' | 'expiresAt' | 'models' | 'rpm' | 'tpm' | 'maxSpendNano'> & {
   customer?: Partial<KeyLimits>;
 };
@@ -53,14 +55,31 @@ function tighter(a: number | null, b: number | null): number | null {
   return Math.min(a, b);
 }
 
+/** The models both allowlists allow, where null allows every model. */
+function bothAllow(a: string[] | null, b: string[] | null): string[] | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a.filter((model) => b.includes(model));
+}
+
+const modelList = (json: string | null): string[] | null => (json === null ? null : (JSON.parse(json) as string[]));
+
 export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
-  const operator: KeyLimits = { disabled: row.disabled === 1, expiresAt: row.expires_at, rpm: row.rpm, tpm: row.tpm, maxSpendNano: row.max_spend_nano };
+  const operator: KeyLimits = {
+    disabled: row.disabled === 1,
+    expiresAt: row.expires_at,
+    rpm: row.rpm,
+    tpm: row.tpm,
+    maxSpendNano: row.max_spend_nano,
+    models: modelList(row.models),
+  };
   const customer: KeyLimits = {
     disabled: row.customer_disabled === 1,
     expiresAt: row.customer_expires_at,
     rpm: row.customer_rpm,
     tpm: row.customer_tpm,
     maxSpendNano: row.customer_max_spend_nano,
+    models: modelList(row.customer_models),
   };
   return {
     id: row.id,
@@ -71,7 +90,7 @@ export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
     expiresAt: tighter(operator.expiresAt, customer.expiresAt),
     disabled: operator.disabled || customer.disabled,
     revoked: row.revoked === 1,
-    models: row.models === null ? null : (JSON.parse(row.models) as string[]),
+    models: bothAllow(operator.models, customer.models),
     rpm: tighter(operator.rpm, customer.rpm),
     tpm: tighter(operator.tpm, customer.tpm),
     maxSpendNano: tighter(operator.maxSpendNano, customer.maxSpendNano),
@@ -93,6 +112,7 @@ function customerColumns(limits: Partial<KeyLimits> | undefined) {
     ...(limits.rpm !== undefined && { customer_rpm: limits.rpm }),
     ...(limits.tpm !== undefined && { customer_tpm: limits.tpm }),
     ...(limits.maxSpendNano !== undefined && { customer_max_spend_nano: limits.maxSpendNano }),
+    ...(limits.models !== undefined && { customer_models: limits.models === null ? null : JSON.stringify(limits.models) }),
   };
 }
 

@@ -13,6 +13,7 @@ export interface KeyLimits {
   rpm: number | null;
   tpm: number | null;
   max_spend_usd: string | null;
+  models: string[] | null;
 }
 
 /** The limit fields are what applies: the tighter of `operator_limits` and `own_limits`. */
@@ -53,8 +54,8 @@ export function KeyForm({ initial, submitLabel, onSubmit }: { initial?: KeyView;
   const imposed = initial ? operatorLimitsText(initial.operator_limits) : '';
   const [name, setName] = useState(initial?.name ?? '');
   const [expires, setExpires] = useState(own?.expires_at ? dateInputValue(Date.parse(own.expires_at)) : '');
-  const [restrict, setRestrict] = useState(initial?.models !== null && initial?.models !== undefined);
-  const [allowed, setAllowed] = useState<string[]>(initial?.models ?? []);
+  const [restrict, setRestrict] = useState(own?.models !== null && own?.models !== undefined);
+  const [allowed, setAllowed] = useState<string[]>(own?.models ?? []);
   const [rpm, setRpm] = useState(own?.rpm?.toString() ?? '');
   const [tpm, setTpm] = useState(own?.tpm?.toString() ?? '');
   const [cap, setCap] = useState(own?.max_spend_usd ?? '');
@@ -130,5 +131,6 @@ export function operatorLimitsText(limits: KeyLimits): string {
   if (limits.rpm !== null) parts.push(`${t('keys.rpm')} ${limits.rpm}`);
   if (limits.tpm !== null) parts.push(`${t('keys.tpm')} ${limits.tpm}`);
   if (limits.max_spend_usd !== null) parts.push(`${t('keys.cap')} ${money(limits.max_spend_usd)}`);
+  if (limits.models !== null) parts.push(`${t('keys.models')} ${limits.models.join(', ')}`);
   return parts.join(' · ');
 }
