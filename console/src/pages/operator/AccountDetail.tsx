@@ -75,8 +75,9 @@ export function AccountDetail({ user, path, params }: PageProps) {
       label: t('common.actions'),
       render: (k) => (
         <div class="row-actions">
-          <button type="button" class="button small" onClick={() => act(() => patch(`/admin/keys/${k.id}`, { disabled: !k.disabled }))}>
-            {k.disabled ? t('keys.enable') : t('keys.disable')}
+          {/* the operator's own switch: a key the customer disabled stays disabled */}
+          <button type="button" class="button small" onClick={() => act(() => patch(`/admin/keys/${k.id}`, { disabled: !k.operator_limits.disabled }))}>
+            {k.operator_limits.disabled ? t('keys.enable') : t('keys.disable')}
           </button>
           <button type="button" class="button small danger" onClick={() => act(() => del(`/admin/keys/${k.id}`))}>
             {t('keys.revoke')}
