@@ -25,8 +25,8 @@ const ROW_JSON_MAX = 64 * 1024;
  * written again with a sanitised note, and kept for the next flush if even that is refused (an
  * entry is never dropped). Any other failure (the database down, a lost connection, a lock)
  * throws: the caller keeps the whole batch and retries it later. Rows written before such a
- * failure are written again harmlessly: journal rows are unique by entry key and usage rows by
- * request id, both inserted with ON CONFLICT DO NOTHING.
+ * failure are written again harmlessly: journal rows are unique by entry key, usage rows by
+ * request id and dead letters by row, all inserted with ON CONFLICT DO NOTHING.
  */
 export async function flushIsolating(ledger: LedgerRepository, deadLetters: DeadLettersRepository, batch: WriteBatch): Promise<FlushOutcome> {
   const outcome: FlushOutcome = { written: new Set(), deadLettered: [], sanitised: [], stuck: [] };
@@ -58,8 +58,7 @@ export async function flushIsolating(ledger: LedgerRepository, deadLetters: Dead
     const row = usageRowOf(queued);
     const rowKey = clean(String(row.request_id), 256);
     const message = errorText(error);
-    await deadLetters.insert({ table: 'usage_log', rowKey, error: message, rowJson: rowJsonOf(row) });
-    outcome.deadLettered.push({ rowKey, error: message });
+    if (await deadLetters.insert({ table: 'usage_log', rowKey, error: message, rowJson: rowJsonOf(row) })) outcome.deadLettered.push({ rowKey, error: message });
   };
   const sanitise = async (entry: LedgerEntry, error: unknown): Promise<void> => {
     const note = `sanitised: ${entry.note === null ? '' : entry.note.replace(/[^\x20-\x7e]/g, '?').slice(0, 256)}`;

@@ -69,6 +69,18 @@ for (const database of bothDatabases('isolate')) {
       assert.deepEqual(outcome.stuck, []);
     });
 
+    test('a batch retried whole after a later failure sets its refused row aside once', async () => {
+      const account = await accountsRepository(store.db).insert({ id: newId('acct'), name: 'twice', email: null });
+      const refused = usageRow(account.id, { model: REFUSED_MODEL });
+      const batch = { entries: [entry(account.id, 1_000)], usage: [queued(usageRow(account.id)), queued(refused)], touches: [] };
+      const first = await flusher.flush(batch);
+      const again = await flusher.flush(batch);
+      assert.deepEqual([first.deadLettered.length, again.deadLettered.length], [1, 0], 'counted and logged once');
+      assert.equal((await lettersOf(refused.request_id)).length, 1);
+      assert.equal((await usageOf(account.id)).length, 1);
+      assert.equal(await ledgerRepository(store.db).sumByAccount(account.id), 1_000);
+    });
+
     test('unfitted values that reach the flush (NaN, an array, NUL) are isolated the same way', async () => {
       const account = await accountsRepository(store.db).insert({ id: newId('acct'), name: 'raw', email: null });
       const good = usageRow(account.id);
@@ -140,7 +152,7 @@ describe('an unavailable database sets nothing aside', () => {
       let attempts = 0;
       const ledger = { flush: async () => { attempts++; throw error; } } as unknown as LedgerRepository;
       const letters: unknown[] = [];
-      const deadLetters = { insert: async (letter: unknown) => void letters.push(letter), count: async () => letters.length };
+      const deadLetters = { insert: async (letter: unknown) => letters.push(letter) > 0, count: async () => letters.length };
       const batch: WriteBatch = { entries: [entry('acct', 1), entry('acct', 2)], usage: [usageRow('acct'), usageRow('acct')], touches: [] };
       await assert.rejects(flushIsolating(ledger, deadLetters, batch), error);
       assert.equal(attempts, 1, 'not split: the batch is retried whole, later');

@@ -20,6 +20,8 @@ export function deadLettersMigration(dialect: DialectName): Migration {
         .addColumn('row_json', 'text', (c) => c.notNull())
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .execute();
+      // one letter per row: a batch retried after a later failure sets the same row aside again
+      await db.schema.createIndex('dead_letters_row').on('dead_letters').columns(['table_name', 'row_key']).unique().execute();
       await db.schema.createIndex('dead_letters_created').on('dead_letters').column('created_at').execute();
     },
   };

@@ -11,11 +11,15 @@ export interface DeadLetter {
 
 export function deadLettersRepository(db: Kysely<Database>) {
   return {
-    async insert(letter: DeadLetter): Promise<void> {
-      await db
+    /** false when the row has a letter already (its batch was set aside once, then retried whole) */
+    async insert(letter: DeadLetter): Promise<boolean> {
+      const inserted = await db
         .insertInto('dead_letters')
         .values({ table_name: letter.table, row_key: letter.rowKey, error: letter.error, row_json: letter.rowJson, created_at: Date.now() })
+        .onConflict((oc) => oc.columns(['table_name', 'row_key']).doNothing())
+        .returning('id')
         .execute();
+      return inserted.length > 0;
     },
 
     async count(): Promise<number> {
