@@ -290,12 +290,18 @@ export class SessionBilling {
     return { holds: [this.gateway.ledger.holdIncurred(this.identity.principal.accountId, this.identity.principal.key.id)], shared: [], refused: false, outOfBand: false };
   }
 
-  /** the charge goes on the first hold (exactly once: the ledger closes it); top-ups are released beside it */
+  /**
+   * The charge goes on the first hold (exactly once: the ledger closes it), and across instances
+   * the first shared hold becomes the pending charge; top-ups are released beside them.
+   */
   private settleHeld(held: Held, cost: Nano, entry: { entryKey: string; requestId: string }): void {
     const [first, ...rest] = held.holds;
-    if (first) this.gateway.ledger.settle(first, cost, entry);
+    if (!first?.open) return;
+    this.gateway.ledger.settle(first, cost, entry);
     for (const hold of rest) this.gateway.ledger.release(hold);
-    for (const shared of held.shared.splice(0)) this.gateway.sharedHolds?.release(shared);
+    const [shared, ...others] = held.shared.splice(0);
+    this.gateway.sharedHolds?.settle(shared, this.identity.principal.accountId, entry.entryKey, cost);
+    for (const other of others) this.gateway.sharedHolds?.release(other);
   }
 
   private release(held: Held): void {

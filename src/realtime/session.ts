@@ -227,6 +227,7 @@ export class RealtimeSession {
       case 'conversation.item.create': {
         const refusal = this.admission.billing.onItemCreate(event.item);
         if (refusal) return this.answer(refusal, eventId);
+        // re-serialised for the same reason: a frame with two "item" keys cannot hide a larger one
         out = { ...event };
         break;
       }
