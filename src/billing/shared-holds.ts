@@ -14,16 +14,19 @@ import type { LedgerEntry } from '../store/repositories/ledger.ts';
  *   hold lapses). A hold lives as long as its work: a request, a stream, a realtime response, a
  *   video job (which takes it over, `takeOver`, and settles it when the job ends, on whichever
  *   instance then holds the job's lease).
- * - pending charges, `mg:charges:<account>`: at settlement the hold becomes a charge
- *   `<entry key>|<instance>|<cost>` in one atomic step (`settle`), scored PENDING + time while
- *   its journal entry waits for the flush; once the entry is committed and the settling instance
- *   has polled past it, the score becomes that change counter value (`visible`): an instance whose
- *   view (its state sync's seen counter) reaches it has the charge in its balance already, any
- *   other still counts it. Charges every live instance has seen are trimmed.
+ * - pending charges, `mg:pending:<account>`: per instance, the sum of the charges it settled whose
+ *   journal entries are not yet committed and polled back. `settle` turns a hold into such a
+ *   charge in one atomic step (the hold leaves, the sum grows).
+ * - committed charges, `mg:marked:<account>`: once a flush committed an instance's charges and
+ *   its poll came back at change counter S, `visible` moves their sum out of the pending sum into
+ *   a batch `<instance>|<S>|<sum>` scored S: an instance whose store has polled up to S has them in
+ *   its balance; any other still counts them. Batches every live instance has seen are trimmed.
  *
  * Admission (`acquire`, one round trip) passes the caller's balance and seen counter; the script
- * refuses when that balance minus every live instance's holds minus the other instances' charges
- * beyond the caller's view cannot cover the amount (the caller's own charges are in its balance).
+ * refuses when that balance minus every live instance's holds minus the other instances' pending
+ * sums and committed batches beyond the caller's view cannot cover the amount (the caller's own
+ * charges are in its balance already). Its cost grows with the number of instances and of flush
+ * cycles not yet seen by all, not with the number of requests.
  *
  * Why pending charges rather than a running balance kept in Redis: the database stays the one
  * source of the balance (credits, corrections and the journal are written there and nowhere
@@ -31,8 +34,10 @@ import type { LedgerEntry } from '../store/repositories/ledger.ts';
  * than the balance itself. An instance proves it is alive with a heartbeat key: holds of an
  * instance whose heartbeat lapsed are dropped (its work died with it); its pending charges stay
  * (the money was spent) until the process that replays its settlement log marks them visible, or
- * CHARGE_TTL passes; a video job's hold stays until the job's deadline, since the job lives on in
- * the database and another instance takes it over (`takeOver` replaces the dead instance's). Redis failures admit on the local ledger alone (fail open) and are logged.
+ * CHARGE_TTL passes after its last charge; a video job's hold stays until the job's deadline,
+ * since the job lives on in the database and another instance takes it over (`takeOver`
+ * replaces the dead instance's). Redis failures admit on the local ledger alone (fail open) and
+ * are logged.
  *
  * For realtime and other long work: `acquire` a hold, `extend` it to a larger amount (checked
  * like an admission, one round trip), then `settle` it into the response's charge or `release`
@@ -43,10 +48,8 @@ const HEARTBEAT_MS = 2_000;
 const HEARTBEAT_TTL_MS = 6_000;
 /** a hold older than this is dropped even if its instance lives (a request never takes longer) */
 const HOLD_TTL_MS = 60 * 60 * 1000;
-/** a charge nobody marked visible (its process died and its log was never replayed) stops counting after this */
+/** pending charges nobody marked visible (their process died and its log was never replayed) stop counting this long after the instance's last charge */
 const CHARGE_TTL_MS = 60 * 60 * 1000;
-/** pending charges score above every change counter value: PENDING + when they were made */
-const PENDING = 1e15;
 
 const LIVE = `
 local alive = {}
@@ -57,7 +60,7 @@ end
 `;
 
 const ADMIT = `${LIVE}
-local holds, charges = KEYS[1], KEYS[2]
+local holds, pendingKey, marked = KEYS[1], KEYS[2], KEYS[3]
 local now = tonumber(ARGV[1])
 local amount = tonumber(ARGV[2])
 local balance = tonumber(ARGV[3])
@@ -76,12 +79,19 @@ for _, m in ipairs(redis.call('ZRANGE', holds, 0, -1)) do
 end
 -- charges made on other instances that the caller's balance does not include yet
 local pending = 0
-local list = redis.call('ZRANGEBYSCORE', charges, '(' .. seen, '+inf', 'WITHSCORES')
-for i = 1, #list, 2 do
-  local m, score = list[i], tonumber(list[i + 1])
-  local instance, cost = string.match(m, '|([^|]+)|(%d+)$')
-  if score >= ${PENDING} and score - ${PENDING} + ${CHARGE_TTL_MS} < now then redis.call('ZREM', charges, m)
-  elseif instance ~= me then pending = pending + tonumber(cost) end
+local fields = redis.call('HGETALL', pendingKey)
+local sums, times = {}, {}
+for i = 1, #fields, 2 do
+  local f = fields[i]
+  if string.sub(f, 1, 2) == 't|' then times[string.sub(f, 3)] = tonumber(fields[i + 1]) else sums[f] = tonumber(fields[i + 1]) end
+end
+for instance, sum in pairs(sums) do
+  if (times[instance] or 0) + ${CHARGE_TTL_MS} < now then redis.call('HDEL', pendingKey, instance, 't|' .. instance)
+  elseif instance ~= me and sum > 0 then pending = pending + sum end
+end
+for _, m in ipairs(redis.call('ZRANGEBYSCORE', marked, '(' .. seen, '+inf')) do
+  local instance, sum = string.match(m, '^([^|]+)|%d+|(%d+)|')
+  if instance and instance ~= me then pending = pending + tonumber(sum) end
 end
 if balance - held - pending < amount then return held + pending end
 if replace ~= '' then redis.call('ZREM', holds, replace) end
@@ -93,7 +103,8 @@ return -1
 /** hold → pending charge, atomically (no moment where neither counts) */
 const SETTLE = `
 if ARGV[1] ~= '' then redis.call('ZREM', KEYS[1], ARGV[1]) end
-redis.call('ZADD', KEYS[2], ${PENDING} + tonumber(ARGV[3]), ARGV[2])
+redis.call('HINCRBY', KEYS[2], ARGV[2], ARGV[3])
+redis.call('HSET', KEYS[2], 't|' .. ARGV[2], ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ${CHARGE_TTL_MS})
 `;
 
@@ -107,9 +118,23 @@ redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) - tonumber(ARGV[5]) then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) - tonumber(ARGV[5])) end
 `;
 
-/** charges committed and seen by their instance up to ARGV[1]; then those every live instance has seen go */
+/**
+ * An instance's charges committed and polled back up to ARGV[1]: ARGV[3] of its pending sum
+ * ('all': the whole of it) becomes a batch scored ARGV[1]; then batches every live instance has
+ * seen go. Never moves more than is pending: a charge Redis never registered is not taken twice.
+ */
 const VISIBLE = `${LIVE}
-for i = 2, #ARGV do redis.call('ZADD', KEYS[1], 'XX', ARGV[1], ARGV[i]) end
+local pendingKey, marked = KEYS[1], KEYS[2]
+local seq, instance = ARGV[1], ARGV[2]
+local have = tonumber(redis.call('HGET', pendingKey, instance) or '0')
+local move = have
+if ARGV[3] ~= 'all' then move = math.min(have, tonumber(ARGV[3])) end
+if move > 0 then
+  redis.call('ZADD', marked, seq, instance .. '|' .. seq .. '|' .. move .. '|' .. ARGV[4])
+  redis.call('PEXPIRE', marked, ${CHARGE_TTL_MS})
+end
+if have - move <= 0 then redis.call('HDEL', pendingKey, instance, 't|' .. instance)
+else redis.call('HINCRBY', pendingKey, instance, -move) end
 local least = nil
 local seen = redis.call('HGETALL', 'mg:seen')
 for i = 1, #seen, 2 do
@@ -120,7 +145,7 @@ for i = 1, #seen, 2 do
     redis.call('HDEL', 'mg:seen', seen[i])
   end
 end
-if least ~= nil then redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', least) end
+if least ~= nil then redis.call('ZREMRANGEBYSCORE', marked, '-inf', least) end
 `;
 
 /** A hold registered in Redis; closed (settled or released) exactly once. */
@@ -132,10 +157,9 @@ export interface SharedHold {
 }
 
 type Scripted = Redis & {
-  mgAdmitHold(holds: string, charges: string, ...args: Array<string | number>): Promise<number>;
-  mgSettleHold(holds: string, charges: string, hold: string, charge: string, at: number): Promise<unknown>;
+  mgAdmitHold(holds: string, pending: string, marked: string, ...args: Array<string | number>): Promise<number>;
+  mgSettleHold(holds: string, pending: string, hold: string, instance: string, cost: number, at: number): Promise<unknown>;
   mgTakeOverHold(holds: string, member: string, expiresAt: number, tag: string, replace: string, now: number): Promise<unknown>;
-  mgChargesVisible(charges: string, seq: number, ...members: string[]): Promise<unknown>;
 };
 
 export interface SharedHoldsOptions {
@@ -151,16 +175,18 @@ export class SharedHolds {
   readonly instance: string;
   private readonly seen: () => number;
   private readonly timer: NodeJS.Timeout;
+  /** charges registered in Redis and not yet marked visible: entry key → account and cost */
+  private readonly registered = new Map<string, { accountId: string; cost: number }>();
 
   constructor(redis: Redis, log: Logger, options: SharedHoldsOptions = { seen: () => 0 }) {
     this.redis = redis as Scripted;
     this.log = log;
     this.instance = options.instance ?? randomUUID().slice(0, 13);
     this.seen = options.seen;
-    redis.defineCommand('mgAdmitHold', { numberOfKeys: 2, lua: ADMIT });
+    redis.defineCommand('mgAdmitHold', { numberOfKeys: 3, lua: ADMIT });
     redis.defineCommand('mgSettleHold', { numberOfKeys: 2, lua: SETTLE });
     redis.defineCommand('mgTakeOverHold', { numberOfKeys: 1, lua: TAKE_OVER });
-    redis.defineCommand('mgChargesVisible', { numberOfKeys: 1, lua: VISIBLE });
+    redis.defineCommand('mgChargesVisible', { numberOfKeys: 2, lua: VISIBLE });
     const beat = () =>
       void redis
         .multi()
@@ -210,10 +236,12 @@ export class SharedHolds {
       if (hold) this.remove(hold);
       return;
     }
-    const charge = chargeMember(entryKey, this.instance, costNano);
-    this.redis
-      .mgSettleHold(holdsKey(accountId), chargesKey(accountId), hold?.member ?? '', charge, Date.now())
-      .catch((error: unknown) => this.log.warn({ err: (error as Error).message, entryKey }, 'shared holds: a settled charge could not be registered'));
+    this.registered.set(entryKey, { accountId, cost: costNano });
+    this.redis.mgSettleHold(holdsKey(accountId), pendingKey(accountId), hold?.member ?? '', this.instance, costNano, Date.now()).catch((error: unknown) => {
+      // never registered: never taken out of the pending sum either
+      this.registered.delete(entryKey);
+      this.log.warn({ err: (error as Error).message, entryKey }, 'shared holds: a settled charge could not be registered');
+    });
   }
 
   release(hold: SharedHold | undefined): void {
@@ -240,22 +268,27 @@ export class SharedHolds {
 
   /**
    * Journal entries committed and polled back up to `seenSeq`: an instance whose view reaches
-   * that far no longer counts them. `instance`: whose charges they were (default this one; a
-   * replay marks those of the dead process whose log it replayed).
+   * that far no longer counts those of them this instance registered.
    */
-  visible(entries: LedgerEntry[], seenSeq: number, instance = this.instance): void {
-    const byAccount = new Map<string, string[]>();
+  visible(entries: LedgerEntry[], seenSeq: number): void {
+    const sums = new Map<string, number>();
     for (const entry of entries) {
-      if (entry.kind !== 'charge' || entry.amountNano >= 0) continue;
-      const members = byAccount.get(entry.accountId);
-      const member = chargeMember(entry.entryKey, instance, -entry.amountNano);
-      if (members) members.push(member);
-      else byAccount.set(entry.accountId, [member]);
+      const charge = this.registered.get(entry.entryKey);
+      if (!charge) continue;
+      this.registered.delete(entry.entryKey);
+      sums.set(charge.accountId, (sums.get(charge.accountId) ?? 0) + charge.cost);
     }
-    if (byAccount.size === 0) return;
-    const pipeline = this.redis.pipeline() as unknown as { mgChargesVisible(key: string, seq: number, ...members: string[]): void; exec(): Promise<unknown> };
-    for (const [accountId, members] of byAccount) pipeline.mgChargesVisible(chargesKey(accountId), seenSeq, ...members);
-    pipeline.exec().catch((error: unknown) => this.log.warn({ err: (error as Error).message }, 'shared holds: committed charges could not be marked'));
+    this.mark(this.instance, sums, seenSeq);
+  }
+
+  /**
+   * A replay committed the log of a process that died (`instance`, its owner id) and polled up
+   * to `seenSeq`: whatever that instance still had pending on these accounts is in the store now.
+   */
+  visibleAll(instance: string, accountIds: Iterable<string>, seenSeq: number): void {
+    const sums = new Map<string, 'all'>();
+    for (const accountId of accountIds) sums.set(accountId, 'all');
+    this.mark(instance, sums, seenSeq);
   }
 
   async close(): Promise<void> {
@@ -268,10 +301,20 @@ export class SharedHolds {
       .catch(() => undefined);
   }
 
+  private mark(instance: string, sums: Map<string, number | 'all'>, seenSeq: number): void {
+    if (sums.size === 0) return;
+    const pipeline = this.redis.pipeline() as unknown as {
+      mgChargesVisible(pending: string, marked: string, seq: number, instance: string, sum: number | 'all', nonce: string): void;
+      exec(): Promise<unknown>;
+    };
+    for (const [accountId, sum] of sums) pipeline.mgChargesVisible(pendingKey(accountId), markedKey(accountId), seenSeq, instance, sum, randomUUID().slice(0, 8));
+    pipeline.exec().catch((error: unknown) => this.log.warn({ err: (error as Error).message }, 'shared holds: committed charges could not be marked'));
+  }
+
   private async admit(hold: SharedHold, balanceNano: number, replace: string): Promise<boolean> {
     let result: number;
     try {
-      result = await this.redis.mgAdmitHold(holdsKey(hold.accountId), chargesKey(hold.accountId), Date.now(), hold.amount, balanceNano, hold.member, this.instance, this.seen(), replace);
+      result = await this.redis.mgAdmitHold(holdsKey(hold.accountId), pendingKey(hold.accountId), markedKey(hold.accountId), Date.now(), hold.amount, balanceNano, hold.member, this.instance, this.seen(), replace);
     } catch (error) {
       this.log.warn({ err: (error as Error).message }, 'shared holds unavailable; admitting on the local ledger only');
       return false;
@@ -288,5 +331,5 @@ export class SharedHolds {
 }
 
 const holdsKey = (accountId: string) => `mg:holds:${accountId}`;
-const chargesKey = (accountId: string) => `mg:charges:${accountId}`;
-const chargeMember = (entryKey: string, instance: string, cost: number) => `${entryKey}|${instance}|${cost}`;
+const pendingKey = (accountId: string) => `mg:pending:${accountId}`;
+const markedKey = (accountId: string) => `mg:marked:${accountId}`;
