@@ -111,7 +111,7 @@ export class SessionBilling {
         return this.refusal(error);
       }
     }
-    this.estimator.noteItem(item);
+    this.estimator.noteItem(tokens);
     return null;
   }
 

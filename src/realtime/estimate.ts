@@ -47,9 +47,8 @@ export class ResponseEstimator {
     this.pending.audio += this.audioTokens(base64Chars);
   }
 
-  /** a conversation item the client created */
-  noteItem(item: unknown): void {
-    const tokens = this.itemTokens(item);
+  /** a conversation item the client created, counted with `itemTokens` */
+  noteItem(tokens: InputTokens): void {
     this.pending.text += tokens.text;
     this.pending.audio += tokens.audio;
   }
