@@ -21,9 +21,9 @@ after(async () => {
 test('kill -9 under load: every answer a client received in full is charged after the restart', async () => {
   const sim = await startOpenAISimulator({ apiKey: 'sim-upstream-key', latencyMs: 5, streamChunks: 4 });
   try {
-    // the default settlement log directory (beside the SQLite file); a flush interval long enough
-    // that the kill always comes before the write-behind wrote the last answers
-    const env = { DATABASE_URL: `sqlite:${join(dir, 'modelgate.db')}`, MODELGATE_MEDIA_DIR: join(dir, 'media'), MODELGATE_SYNC_INTERVAL_MS: '3000' };
+    // the default settlement log directory (beside the SQLite file); the longest flush interval, so
+    // that the kill always comes before the write-behind wrote the answers (whatever the machine's speed)
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'modelgate.db')}`, MODELGATE_MEDIA_DIR: join(dir, 'media'), MODELGATE_SYNC_INTERVAL_MS: '60000' };
     const first = await startChildGateway(env);
     children.push(first);
     await addSimProvider(first, sim.baseUrl);
