@@ -31,7 +31,8 @@ try {
   console.log(summary(report));
   console.log('time by route (ms):', Object.entries(report.timeByRoute).sort((a, b) => b[1] - a[1]).map(([r, ms]) => `${r} ${ms}`).join('; '));
   for (const [key, { count, example }] of report.distinct) {
-    console.log(`\n[${count}×] ${key}\n  ${example.detail}${example.logLine ? `\n  log: ${example.logLine}` : ''}\n  case: ${printable(example.case)}`);
+    const at = example.route === '(batch)' ? '' : `\n  case: ${printable(example.case)}`;
+    console.log(`\n[${count}×] ${key}\n  ${example.detail}${example.logLine ? `\n  log: ${example.logLine}` : ''}${at}`);
   }
   if (report.failure) console.log(`\n${report.failure}`);
   process.exitCode = report.ok && report.distinct.size === 0 ? 0 : 1;

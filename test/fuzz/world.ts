@@ -1,17 +1,14 @@
 // The system under fuzz: the real gateway (in this process) with every wire family's simulator as
-// a provider, the accounts the cases use, a signed-in console customer and operator, and the
+// a provider (in a worker thread of their own), the accounts the cases use, a signed-in console customer and operator, and the
 // gateway's error log lines (to name the cause of a 5xx).
 import assert from 'node:assert/strict';
 import type { Gateway } from '../../src/gateway.ts';
-import { startAnthropicSimulator } from '../../src/vendors/anthropic/simulator/server.ts';
-import { startCohereSimulator } from '../../src/vendors/cohere/simulator/server.ts';
-import { startGeminiMediaSimulator } from '../../src/vendors/gemini/simulator/media-server.ts';
-import { startGeminiSimulator } from '../../src/vendors/gemini/simulator/server.ts';
 import { startConsoleGateway, type ConsoleGateway } from '../helpers/console.ts';
 import type { ConsoleClient } from '../helpers/console-client.ts';
 import { DEFAULT_MODELS, type Customer } from '../helpers/gateway.ts';
 import { OPENAI_MEDIA_MODELS, GEMINI_MEDIA_MODELS } from '../helpers/media.ts';
 import { REALTIME_MODELS } from '../helpers/realtime.ts';
+import { SIMULATOR_KEYS as KEYS, startSimulatorThread } from './simulators.ts';
 
 export interface ErrorLine {
   reqId: string | undefined;
@@ -36,20 +33,15 @@ export interface World {
 const unlimited = { rpm: 100_000_000, tpm: 10_000_000_000 };
 
 export async function startWorld(): Promise<World> {
-  const tg = await startConsoleGateway({
-    models: [...new Set([...DEFAULT_MODELS, ...OPENAI_MEDIA_MODELS, ...REALTIME_MODELS])],
-    simulator: { recordRequests: false },
-    env: { MODELGATE_JOB_POLL_MS: '0' },
-  });
-  const anthropic = await startAnthropicSimulator({ apiKey: 'fuzz-anthropic', recordRequests: false });
-  const gemini = await startGeminiSimulator({ apiKey: 'fuzz-gemini', recordRequests: false });
-  const geminiMedia = await startGeminiMediaSimulator({ apiKey: 'fuzz-gemini-media' });
-  const cohere = await startCohereSimulator({ apiKey: 'fuzz-cohere' });
+  const tg = await startConsoleGateway({ simulator: false, env: { MODELGATE_JOB_POLL_MS: '0' } });
+  const sims = await startSimulatorThread();
+  const { baseUrls } = sims;
   for (const provider of [
-    { name: 'anthropic-sim', type: 'anthropic', base_url: anthropic.baseUrl, api_key: 'fuzz-anthropic', models: ['claude-sonnet-5'] },
-    { name: 'gemini-sim', type: 'gemini', base_url: gemini.baseUrl, api_key: 'fuzz-gemini', models: ['gemini-3-flash-preview'] },
-    { name: 'gemini-media-sim', type: 'gemini', base_url: geminiMedia.baseUrl, api_key: 'fuzz-gemini-media', models: GEMINI_MEDIA_MODELS },
-    { name: 'cohere-sim', type: 'cohere', base_url: cohere.baseUrl, api_key: 'fuzz-cohere', models: ['rerank-v3.5'] },
+    { name: 'openai-sim', type: 'openai', base_url: baseUrls.openai, api_key: KEYS.openai, models: [...new Set([...DEFAULT_MODELS, ...OPENAI_MEDIA_MODELS, ...REALTIME_MODELS])] },
+    { name: 'anthropic-sim', type: 'anthropic', base_url: baseUrls.anthropic, api_key: KEYS.anthropic, models: ['claude-sonnet-5'] },
+    { name: 'gemini-sim', type: 'gemini', base_url: baseUrls.gemini, api_key: KEYS.gemini, models: ['gemini-3-flash-preview'] },
+    { name: 'gemini-media-sim', type: 'gemini', base_url: baseUrls.geminiMedia, api_key: KEYS.geminiMedia, models: GEMINI_MEDIA_MODELS },
+    { name: 'cohere-sim', type: 'cohere', base_url: baseUrls.cohere, api_key: KEYS.cohere, models: ['rerank-v3.5'] },
   ]) {
     const created = await tg.admin('POST', '/admin/providers', provider);
     assert.equal(created.status, 201, JSON.stringify(created.body));
@@ -83,14 +75,10 @@ export async function startWorld(): Promise<World> {
     customer,
     operator,
     errors,
-    forgetRecordings() {
-      geminiMedia.state.requests.length = 0;
-      geminiMedia.state.failures.length = 0;
-      cohere.requests.length = 0;
-    },
+    forgetRecordings: () => sims.forget(),
     async close() {
       await tg.close();
-      await Promise.all([anthropic.close(), gemini.close(), geminiMedia.close(), cohere.close()]);
+      await sims.close();
     },
   };
 }
