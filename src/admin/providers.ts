@@ -2,6 +2,7 @@ import { GatewayError, invalidRequest, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import type { Gateway } from '../gateway.ts';
 import type { ProviderRecord } from '../store/repositories/providers.ts';
+import { normalizeBaseUrl } from '../vendors/base-url.ts';
 import { adapterFor, familyNames } from '../vendors/registry.ts';
 import type { ProviderCreate, ProviderPatchBody } from './schemas.ts';
 
@@ -50,7 +51,7 @@ export async function createProvider(gateway: Gateway, body: ProviderCreate, ext
     id: newId('prov'),
     name: body.name,
     type: body.type,
-    baseUrl: body.base_url.replace(/\/+$/, ''),
+    baseUrl: normalizeBaseUrl(body.type, body.base_url),
     apiKey: body.api_key,
     models: [...new Set(body.models)],
     modelMap: body.model_map ?? {},
@@ -71,7 +72,8 @@ export async function updateProvider(gateway: Gateway, id: string, body: Provide
   const updated = await gateway.repos.providers.update(id, {
     ...(body.name !== undefined && { name: body.name }),
     ...(body.type !== undefined && { type: body.type }),
-    ...(body.base_url !== undefined && { baseUrl: body.base_url.replace(/\/+$/, '') }),
+    // a new type or a new URL: the URL in the form the (new) family's adapter appends paths to
+    ...((body.base_url !== undefined || body.type !== undefined) && { baseUrl: normalizeBaseUrl(body.type ?? current.type, body.base_url ?? current.baseUrl) }),
     ...(body.api_key !== undefined && { apiKey: body.api_key }),
     ...(body.models !== undefined && { models: [...new Set(body.models)] }),
     ...(body.model_map !== undefined && { modelMap: body.model_map }),

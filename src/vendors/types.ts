@@ -47,6 +47,11 @@ export interface VendorManifest {
   family: string;
   displayName: string;
   defaultBaseUrl: string;
+  /**
+   * The version segment the adapter's paths follow ("/v1", "/v1beta"): a base URL saved as a bare
+   * origin, the form some vendor SDKs document, is given it. Absent: base URLs are kept as written.
+   */
+  versionSegment?: string;
   /** quick-start variable: when set, a provider of this family is created at start */
   envVar: string;
   auth: AuthScheme;
@@ -61,6 +66,14 @@ export interface SimulatorHandle {
   /** the model ids this simulator answers, registered on the demo provider */
   models: string[];
   close(): Promise<void>;
+}
+
+/** The family's cheapest request that shows a provider answers (its models list): a GET on the base URL. */
+export interface HealthProbe {
+  /** appended to the provider's base URL, e.g. "/models" */
+  path: string;
+  /** besides the credential, e.g. a required version header */
+  headers?: Record<string, string>;
 }
 
 /** One wire family. Operations absent from the map are not supported: the router skips such providers. */
@@ -86,6 +99,8 @@ export interface ProviderAdapter {
     /** GET /v1/realtime: the WebSocket relay (src/realtime) opens the upstream socket this describes */
     realtime?: RealtimeCodec;
   };
+  /** the scheduled health check (src/health); absent: providers of the family are not probed */
+  healthProbe?: HealthProbe;
   /** runs the family's simulator on loopback (demo mode, tests, benchmark) */
   startSimulator?: () => Promise<SimulatorHandle>;
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, ProviderRow } from '../schema.ts';
+import { normalizeBaseUrl } from '../../vendors/base-url.ts';
 import { nextSeq } from '../seq.ts';
 
 export interface ProviderSettings {
@@ -11,6 +12,8 @@ export interface ProviderSettings {
   realtime_api?: 'ga' | 'beta';
   /** marks providers created by demo mode, so a restart can find and re-point them */
   demo?: boolean;
+  /** the scheduled health check: off for this provider, or another GET path than the family's */
+  health_check?: { enabled?: boolean; path?: string };
 }
 
 export interface ProviderRecord {
@@ -39,7 +42,8 @@ export function toProviderRecord(row: ProviderRow): ProviderRecord {
     id: row.id,
     name: row.name,
     type: row.type,
-    baseUrl: row.base_url,
+    // rows saved before base URLs were normalised heal as they load
+    baseUrl: normalizeBaseUrl(row.type, row.base_url),
     apiKey: row.api_key,
     models: JSON.parse(row.models) as string[],
     modelMap: JSON.parse(row.model_map) as Record<string, string>,
