@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import pg from 'pg';
+import { reasonOf, StartupError } from '../config/startup-error.ts';
 import type { DialectName } from './dialect-name.ts';
 import { initialMigration } from './migrations/001-initial.ts';
 import { mediaMigration } from './migrations/002-media.ts';
@@ -43,8 +44,14 @@ export async function openStore(url: string): Promise<Store> {
 
 function openSqlite(url: string) {
   const path = url.slice('sqlite:'.length) || './data/modelgate.db';
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Kysely<Database>({ dialect: nodeSqliteDialect(path) });
+  let dialect;
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    dialect = nodeSqliteDialect(path);
+  } catch (error) {
+    throw new StartupError(`modelgate cannot open the SQLite database sqlite:${path} (${reasonOf(error)}): make its directory writable, or set DATABASE_URL=sqlite:<a writable path>.`);
+  }
+  const db = new Kysely<Database>({ dialect });
   return { dialect: 'sqlite' as const, db, describe: `sqlite:${path}`, migrationSchema: undefined, path };
 }
 
@@ -55,14 +62,21 @@ async function openPostgres(url: string) {
   parsed.searchParams.delete('schema');
   if (schema && !/^[a-z_][a-z0-9_]*$/i.test(schema)) throw new Error('DATABASE_URL schema parameter must be an identifier');
   const connectionString = parsed.toString();
-  if (schema) {
-    const setup = new pg.Client({ connectionString });
+  const where = `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}${schema ? ` (schema ${schema})` : ''}`;
+  // one connection first: a server that is down or a database that is missing stops the start with one line
+  const setup = new pg.Client({ connectionString, connectionTimeoutMillis: 10_000 });
+  setup.on('error', () => undefined);
+  try {
     await setup.connect();
-    try {
-      await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    } finally {
-      await setup.end();
-    }
+  } catch (error) {
+    await setup.end().catch(() => undefined);
+    const how = 'check that PostgreSQL runs there and the database and user exist, or set DATABASE_URL to one that does (or to sqlite:./data/modelgate.db for the embedded database)';
+    throw new StartupError(`modelgate cannot connect to PostgreSQL at postgres://${where} (${reasonOf(error)}): ${how}.`);
+  }
+  try {
+    if (schema) await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  } finally {
+    await setup.end();
   }
   const pool = new pg.Pool({
     connectionString,
@@ -75,7 +89,6 @@ async function openPostgres(url: string) {
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  const where = `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}${schema ? ` (schema ${schema})` : ''}`;
   // Kysely's migrator looks for its bookkeeping tables in every schema unless told which one, and
   // would then skip creating them here when another schema of the database has them
   const migrationSchema = schema ?? (await sql<{ name: string }>`select current_schema() as name`.execute(db)).rows[0]?.name;
