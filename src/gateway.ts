@@ -9,6 +9,7 @@ import { SharedHolds } from './billing/shared-holds.ts';
 import { Catalogue } from './catalogue/catalogue.ts';
 import type { Config } from './config/env.ts';
 import { newId } from './core/ids.ts';
+import { HealthMonitor } from './health/health-monitor.ts';
 import { VideoWorker } from './jobs/video-worker.ts';
 import { KeyRateLimiter } from './limits/rate-limiter.ts';
 import { MediaStore } from './media/media-store.ts';
@@ -68,6 +69,8 @@ export interface Gateway {
   videoWorker: VideoWorker;
   /** open realtime WebSocket sessions (per-key limits, pings, shutdown) */
   realtime: RealtimeSessions;
+  /** scheduled provider probes feeding the circuit breakers, and their history */
+  health: HealthMonitor;
   /** false while starting and once shutdown began: /readyz answers 503 */
   ready: boolean;
 }
@@ -153,6 +156,7 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
     media,
     videoWorker: undefined as unknown as VideoWorker,
     realtime,
+    health: new HealthMonitor({ router, upstream, metrics, redis, log }, config.health),
     ready: false,
   };
   gateway.videoWorker = new VideoWorker(gateway, {
@@ -164,6 +168,7 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
   await sync.start();
   if (settlementLog) await replaySettlements(gateway, settlementLog);
   gateway.videoWorker.start();
+  await gateway.health.start();
   return gateway;
 }
 
@@ -171,6 +176,7 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
 export async function closeGateway(gateway: Gateway): Promise<void> {
   gateway.ready = false;
   await gateway.videoWorker.stop();
+  await gateway.health.stop();
   // realtime sessions bill their last responses before the final flush
   await gateway.realtime.closeAll();
   await gateway.sync.stop();

@@ -4,6 +4,17 @@ import { Type, type Static } from 'typebox';
 
 const Usd = Type.Number({ minimum: 0, maximum: 1_000_000 });
 
+/** The token prices a service tier or long context replaces (unset: the standard price). */
+const TokenPrices = {
+  input_per_mtok: Type.Optional(Usd),
+  output_per_mtok: Type.Optional(Usd),
+  cached_input_per_mtok: Type.Optional(Usd),
+  cache_write_per_mtok: Type.Optional(Usd),
+  audio_input_per_mtok: Type.Optional(Usd),
+  audio_output_per_mtok: Type.Optional(Usd),
+};
+const TokenPricesSchema = Type.Object(TokenPrices, { additionalProperties: false });
+
 export const PricingSchema = Type.Object(
   {
     input_per_mtok: Type.Optional(Usd),
@@ -22,6 +33,10 @@ export const PricingSchema = Type.Object(
     per_second: Type.Optional(Usd),
     per_mchar: Type.Optional(Usd),
     per_request: Type.Optional(Usd),
+    // paid upstream features: priced here, or refused (src/catalogue/paid-features.ts)
+    service_tiers: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{0,31}$' }), TokenPricesSchema, { maxProperties: 16 })),
+    per_tool_call: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$' }), Usd, { maxProperties: 64 })),
+    long_context: Type.Optional(Type.Object({ threshold_tokens: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), ...TokenPrices }, { additionalProperties: false })),
   },
   { additionalProperties: false },
 );
@@ -35,6 +50,12 @@ export const ProviderSettingsSchema = Type.Object(
     idle_timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000 })),
     max_connections: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_536 })),
     realtime_api: Type.Optional(Type.Union([Type.Literal('ga'), Type.Literal('beta')])),
+    health_check: Type.Optional(
+      Type.Object(
+        { enabled: Type.Optional(Type.Boolean()), path: Type.Optional(Type.String({ minLength: 1, maxLength: 500, pattern: '^/' })) },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -18,6 +18,8 @@ export interface Config {
   /** output tokens reserved for a request that sets no max_tokens */
   defaultMaxOutputTokens: number;
   upstream: { connectTimeoutMs: number; firstByteTimeoutMs: number; idleTimeoutMs: number; maxAttempts: number; maxConnections: number; breakerCooldownMs: number };
+  /** scheduled provider probes (src/health): intervalMs 0 = off; `failures` failed probes in a row take a provider out */
+  health: { intervalMs: number; timeoutMs: number; failures: number };
   /** how often writes are flushed and changes from other instances pulled in */
   syncIntervalMs: number;
   /** /readyz answers 503 while the oldest write not yet in the database is older than this */
@@ -131,6 +133,11 @@ export function loadConfig(env: Env = process.env, quickStartVars: string[] = []
       maxAttempts: int('MODELGATE_MAX_ATTEMPTS', pick('MODELGATE_MAX_ATTEMPTS', settings.max_attempts, '3'), 1, 10),
       maxConnections: int('MODELGATE_UPSTREAM_CONNECTIONS', pick('MODELGATE_UPSTREAM_CONNECTIONS', settings.upstream_connections, '256'), 1, 65_536),
       breakerCooldownMs: int('MODELGATE_BREAKER_COOLDOWN_MS', pick('MODELGATE_BREAKER_COOLDOWN_MS', settings.breaker_cooldown_ms, '30000'), 1, 3_600_000),
+    },
+    health: {
+      intervalMs: int('MODELGATE_HEALTH_INTERVAL_MS', env.MODELGATE_HEALTH_INTERVAL_MS ?? '60000', 0, 24 * 3_600_000),
+      timeoutMs: int('MODELGATE_HEALTH_TIMEOUT_MS', env.MODELGATE_HEALTH_TIMEOUT_MS ?? '10000', 1, 600_000),
+      failures: int('MODELGATE_HEALTH_FAILURES', env.MODELGATE_HEALTH_FAILURES ?? '2', 1, 100),
     },
     syncIntervalMs: int('MODELGATE_SYNC_INTERVAL_MS', pick('MODELGATE_SYNC_INTERVAL_MS', settings.sync_interval_ms, '250'), 10, 60_000),
     flushLagReadyMs: int('MODELGATE_FLUSH_LAG_READY_MS', env.MODELGATE_FLUSH_LAG_READY_MS ?? '30000', 1, 24 * 3_600_000),

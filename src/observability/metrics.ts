@@ -58,6 +58,25 @@ export function createMetrics(gauges: { openReservations: () => number; pendingW
       labelNames: ['model'] as const,
       registers: [registry],
     }),
+    probes: new Counter({
+      name: 'modelgate_provider_probe_total',
+      help: 'Scheduled health probes this instance sent, by provider and result (ok or fail)',
+      labelNames: ['provider', 'result'] as const,
+      registers: [registry],
+    }),
+    probeLatency: new Histogram({
+      name: 'modelgate_provider_probe_latency_seconds',
+      help: 'Time a health probe took, by provider',
+      labelNames: ['provider'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    providerHealthy: new Gauge({
+      name: 'modelgate_provider_healthy',
+      help: 'Whether the health probes keep the provider in rotation (1) or took it out (0)',
+      labelNames: ['provider'] as const,
+      registers: [registry],
+    }),
     openReservations: new Gauge({
       name: 'modelgate_open_reservations',
       help: 'Balance reservations held by requests in flight',

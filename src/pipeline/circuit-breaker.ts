@@ -29,6 +29,8 @@ export class CircuitBreaker {
   private probing = false;
   /** when the probe in flight was let through; results of requests admitted earlier are stragglers */
   private probeAdmittedAt = 0;
+  /** the scheduled health checks (src/health) found the provider down: out of rotation until one passes */
+  private down = false;
 
   constructor(options: BreakerOptions = DEFAULT_BREAKER) {
     this.options = options;
@@ -37,6 +39,7 @@ export class CircuitBreaker {
 
   /** May a request go to this provider now? Half-open admits exactly one probe at a time. */
   allows(now = Date.now()): boolean {
+    if (this.down) return false;
     if (this.openUntil === 0) return true;
     if (now < this.openUntil || this.probing) return false;
     this.probing = true;
@@ -45,6 +48,7 @@ export class CircuitBreaker {
   }
 
   state(now = Date.now()): 'closed' | 'open' | 'half-open' {
+    if (this.down) return 'open';
     if (this.openUntil === 0) return 'closed';
     return now < this.openUntil ? 'open' : 'half-open';
   }
@@ -86,6 +90,24 @@ export class CircuitBreaker {
       this.openUntil = now + this.options.cooldownMs;
       this.clear();
     }
+  }
+
+  /**
+   * What the scheduled health checks concluded. Down keeps the provider out of rotation (no
+   * half-open trial with a customer's request); back up, the passive window starts afresh.
+   */
+  setProbeHealth(up: boolean): void {
+    if (up === !this.down) return;
+    this.down = !up;
+    if (up) {
+      this.openUntil = 0;
+      this.probing = false;
+      this.clear();
+    }
+  }
+
+  get probedDown(): boolean {
+    return this.down;
   }
 
   /** A probe that never reported (aborted by the client) must not wedge the circuit. */

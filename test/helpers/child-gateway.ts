@@ -20,7 +20,7 @@ export interface ChildGateway {
 /** Starts `node src/main.ts` with `env` and resolves once it listens. */
 export async function startChildGateway(env: Record<string, string>): Promise<ChildGateway> {
   const child = spawn(process.execPath, ['src/main.ts'], {
-    env: { ...process.env, PORT: '0', MODELGATE_DEMO: 'off', MODELGATE_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', MODELGATE_DEMO: 'off', MODELGATE_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'info', MODELGATE_HEALTH_INTERVAL_MS: '0', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let output = '';

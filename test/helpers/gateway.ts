@@ -65,6 +65,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     MODELGATE_DEMO: 'off',
     PORT: '0',
     MODELGATE_SYNC_INTERVAL_MS: '50',
+    // scheduled health probes would add requests to the simulators' counts: on only where a test asks
+    MODELGATE_HEALTH_INTERVAL_MS: '0',
     // stored media, settlement logs and spooled uploads in directories of the test's own
     MODELGATE_MEDIA_DIR: join(mkdtempSync(join(tmpdir(), 'modelgate-test-media-')), 'media'),
     MODELGATE_SETTLEMENT_LOG_DIR: join(mkdtempSync(join(tmpdir(), 'modelgate-test-settlements-')), 'settlements'),

@@ -13,6 +13,9 @@ import { testProvider } from '../services/provider-test.ts';
 
 type IdParams = { Params: { id: string } };
 
+/** probe results shown beside each provider on the providers page */
+const STRIP_SIZE = 20;
+
 function consoleModelView(gateway: Gateway, model: CatalogueModel) {
   const view = modelView(gateway, model);
   return { ...view, pricing: pricesView(model.pricingUsd) ?? {} };
@@ -25,7 +28,7 @@ export function registerAdminCatalogueRoutes(app: FastifyInstance, ctx: ConsoleC
 
   app.get('/console/api/admin/providers', opts, async () => ({
     families: familyNames(),
-    data: (await listProviders(gateway)).map((p) => providerView(gateway, p)),
+    data: (await listProviders(gateway)).map((p) => ({ ...providerView(gateway, p), probes: gateway.health.history(p.id).slice(0, STRIP_SIZE) })),
   }));
 
   app.post<{ Body: ProviderCreate }>('/console/api/admin/providers', { ...opts, schema: { body: ProviderCreateSchema } }, async (request, reply) =>
@@ -45,6 +48,17 @@ export function registerAdminCatalogueRoutes(app: FastifyInstance, ctx: ConsoleC
   app.post<IdParams>('/console/api/admin/providers/:id/test', opts, async (request) => {
     await findProvider(gateway, request.params.id);
     return testProvider(gateway, request.params.id);
+  });
+
+  // the scheduled health probes' results, newest first (src/health)
+  app.get<IdParams>('/console/api/admin/providers/:id/health', opts, async (request) => {
+    const record = await findProvider(gateway, request.params.id);
+    return {
+      id: record.id,
+      health: providerView(gateway, record).health,
+      interval_ms: gateway.config.health.intervalMs,
+      data: gateway.health.history(record.id),
+    };
   });
 
   app.get('/console/api/admin/models', opts, async () => ({ data: listModels(gateway).map((m) => consoleModelView(gateway, m)) }));

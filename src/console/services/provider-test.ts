@@ -3,6 +3,7 @@ import type { Gateway } from '../../gateway.ts';
 import { authHeaders } from '../../pipeline/auth-headers.ts';
 import type { ChatCall, EmbeddingsCall, OperationCodec, TargetInfo } from '../../pipeline/codec.ts';
 import { openaiChatOutput } from '../../dialects/openai/chat-output.ts';
+import { sendProbe } from '../../health/probe.ts';
 
 const TIMEOUT_MS = 20_000;
 
@@ -16,7 +17,8 @@ export interface ProviderTestResult {
 
 /**
  * One small request straight to the provider (chat with max_tokens 1, or one embedding),
- * outside routing and billing: it tells the operator whether base URL, key and model work.
+ * outside routing and billing: it tells the operator whether base URL, key and model work. Sent
+ * as the scheduled health probes are (sendProbe), which ask only for the models list.
  */
 export async function testProvider(gateway: Gateway, providerId: string): Promise<ProviderTestResult> {
   const runtime = gateway.router.get(providerId);
@@ -49,24 +51,24 @@ export async function testProvider(gateway: Gateway, providerId: string): Promis
     prepared = (codec as OperationCodec<EmbeddingsCall>).prepare(call as EmbeddingsCall, target);
   }
 
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
-  try {
-    const response = await gateway.upstream.send(runtime.upstream, {
+  const answer = await sendProbe(
+    gateway.upstream,
+    runtime,
+    {
       method: prepared.method ?? 'POST',
       path: prepared.path,
       headers: { 'content-type': 'application/json', ...authHeaders(adapter.manifest.auth, record.apiKey), ...prepared.headers },
       body: prepared.body,
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-    const body = await response.body.readAll(1024 * 1024);
-    if (response.status >= 400) {
-      const failure = codec.mapError(response.status, body, response.headers);
-      return { ok: false, model, status: response.status, latency_ms: elapsed(), message: failure.error.message };
-    }
-    (codec as OperationCodec<unknown>).decode(call, target, body);
-    return { ok: true, model, status: response.status, latency_ms: elapsed(), message: `${model} answered.` };
+    },
+    TIMEOUT_MS,
+  );
+  const { status, latency_ms } = answer;
+  if (status === null) return { ok: false, model, status, latency_ms, message: answer.error ?? 'No answer.' };
+  if (status >= 400) return { ok: false, model, status, latency_ms, message: codec.mapError(status, answer.body, answer.headers).error.message };
+  try {
+    (codec as OperationCodec<unknown>).decode(call, target, answer.body);
+    return { ok: true, model, status, latency_ms, message: `${model} answered.` };
   } catch (error) {
-    return { ok: false, model, status: null, latency_ms: elapsed(), message: error instanceof Error ? error.message : String(error) };
+    return { ok: false, model, status, latency_ms, message: error instanceof Error ? error.message : String(error) };
   }
 }

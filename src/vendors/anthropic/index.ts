@@ -1,11 +1,13 @@
 import { randomBase62 } from '../../core/ids.ts';
 import type { ProviderAdapter } from '../types.ts';
 import { anthropicChat } from './chat.ts';
+import { anthropicHealthProbe } from './health-probe.ts';
 import { anthropicManifest } from './manifest.ts';
 import { anthropicCountTokens, anthropicMessages } from './messages.ts';
 
 export const anthropicAdapter: ProviderAdapter = {
   manifest: anthropicManifest,
+  healthProbe: anthropicHealthProbe,
   operations: {
     chat: anthropicChat,
     messages: anthropicMessages,

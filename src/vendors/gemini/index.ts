@@ -2,12 +2,14 @@ import { randomBase62 } from '../../core/ids.ts';
 import type { ProviderAdapter } from '../types.ts';
 import { geminiChat } from './chat.ts';
 import { geminiEmbeddings } from './embeddings.ts';
+import { geminiHealthProbe } from './health-probe.ts';
 import { geminiManifest } from './manifest.ts';
 import { geminiPredict } from './predict.ts';
 import { geminiVideo } from './video.ts';
 
 export const geminiAdapter: ProviderAdapter = {
   manifest: geminiManifest,
+  healthProbe: geminiHealthProbe,
   operations: {
     chat: geminiChat,
     embeddings: geminiEmbeddings,

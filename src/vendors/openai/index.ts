@@ -5,6 +5,7 @@ import { openaiChat } from './chat.ts';
 import { openaiCompletions } from './completions.ts';
 import { openaiEmbeddings } from './embeddings.ts';
 import { openaiImageEdits, openaiImages, openaiImageVariations } from './images.ts';
+import { openaiHealthProbe } from './health-probe.ts';
 import { openaiManifest } from './manifest.ts';
 import { openaiModerations } from './moderations.ts';
 import { openaiRerank } from './rerank.ts';
@@ -13,6 +14,7 @@ import { openaiRealtime } from './realtime.ts';
 
 export const openaiAdapter: ProviderAdapter = {
   manifest: openaiManifest,
+  healthProbe: openaiHealthProbe,
   operations: {
     chat: openaiChat,
     completions: openaiCompletions,

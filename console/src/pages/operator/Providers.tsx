@@ -10,6 +10,7 @@ import { integer } from '../../lib/format.ts';
 import { useData } from '../../lib/use-data.ts';
 import type { PageProps } from '../types.ts';
 import { healthBadge } from './Overview.tsx';
+import { ProbeStrip, type ProbeResult } from './ProbeStrip.tsx';
 import { ProviderForm, type ProviderView } from './ProviderForm.tsx';
 
 interface TestResult {
@@ -23,7 +24,7 @@ interface TestResult {
 type Mode = { kind: 'create' } | { kind: 'edit'; provider: ProviderView } | { kind: 'delete'; provider: ProviderView };
 
 export function Providers({ user, path }: PageProps) {
-  const { data, error, loading, reload } = useData(() => get<{ families: string[]; data: ProviderView[] }>('/admin/providers'));
+  const { data, error, loading, reload } = useData(() => get<{ families: string[]; data: Array<ProviderView & { probes?: ProbeResult[] }> }>('/admin/providers'));
   const [mode, setMode] = useState<Mode | null>(null);
   const [tests, setTests] = useState<Record<string, TestResult | 'running'>>({});
   const close = () => setMode(null);
@@ -45,7 +46,15 @@ export function Providers({ user, path }: PageProps) {
     { label: t('providers.apiKey'), render: (p) => <code class="small">{p.api_key_preview || '—'}</code> },
     { label: t('providers.models'), align: 'right', render: (p) => <span title={p.models.join(', ')}>{integer(p.models.length)}</span> },
     { label: t('providers.priorityWeight'), align: 'right', render: (p) => `${p.priority} / ${p.weight}` },
-    { label: t('providers.healthLabel'), render: (p) => healthBadge(p.enabled, p.health) },
+    {
+      label: t('providers.healthLabel'),
+      render: (p: ProviderView & { probes?: ProbeResult[] }) => (
+        <div class="stack tight">
+          {healthBadge(p.enabled, p.health)}
+          <ProbeStrip probes={p.probes} />
+        </div>
+      ),
+    },
     {
       label: t('common.actions'),
       render: (p) => {

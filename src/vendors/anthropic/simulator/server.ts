@@ -55,6 +55,8 @@ export async function startAnthropicSimulator(options: AnthropicSimulatorOptions
     const version = req.headers['anthropic-version'];
     if (typeof version !== 'string') return sendError(invalidRequest('anthropic-version: header is required'));
     if (!read.ok) return sendError(read.reason === 'too-large' ? anthropicError(413, 'Request exceeds the maximum allowed number of bytes.') : invalidRequest('There was an issue with your request body: invalid JSON.'));
+    // the models list, which the gateway's health checks ask for
+    if (method === 'GET' && path === '/v1/models') return sendJson(res, 200, { data: [], has_more: false, first_id: null, last_id: null }, headers);
     if (method !== 'POST' || (path !== '/v1/messages' && path !== '/v1/messages/count_tokens')) return sendError(anthropicError(404, `Not found: ${method} ${path}`));
 
     const countOnly = path === '/v1/messages/count_tokens';

@@ -67,6 +67,8 @@ export async function startGeminiSimulator(options: GeminiSimulatorOptions): Pro
     if (!key) return sendError(googleError(403, "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API."));
     if (key !== options.apiKey) return sendError(apiKeyInvalid());
     if (!read.ok) return sendError(read.reason === 'too-large' ? googleError(413, 'Request payload size exceeds the limit.') : invalidArgument('Invalid JSON payload received.'));
+    // the models list, which the gateway's health checks ask for
+    if (method === 'GET' && url.pathname === '/v1beta/models') return sendJson(res, 200, { models: [] }, headers);
     const route = ROUTE.exec(url.pathname);
     if (method !== 'POST' || !route) return sendError(googleError(404, `Not found: ${method} ${url.pathname}`));
     const model = decodeURIComponent(route[1]!);

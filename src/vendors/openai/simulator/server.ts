@@ -45,6 +45,8 @@ export type { RecordedRequest } from '../../_kit/sim-http.ts';
 export interface OpenAISimulator extends SimulatorControls<Scenario, RecordedRequest> {
   /** GET /v1/realtime: the WebSocket sessions this simulator served. */
   readonly realtime: SimRealtime;
+  /** An outage: every request, the models list included, answers this status until set back to null. */
+  setOutage(status: number | null): void;
 }
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -70,11 +72,18 @@ export async function startOpenAISimulator(options: OpenAISimulatorOptions): Pro
   const shutdown = new AbortController();
   const mediaState: MediaState = { videos: new Map() };
   let baseUrl = '';
+  let outage: number | null = null;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
     const target = req.url ?? '/';
     const path = target.split('?', 1)[0] ?? '/';
+    if (outage !== null) {
+      if (recordRequests) requests.push({ method, path: target, headers: req.headers, body: undefined });
+      req.resume();
+      const error = scenarioError({ status: outage, message: 'The simulated upstream is down.' });
+      return sendJson(res, error.status, error.envelope, error.headers);
+    }
     if (isMediaPath(path)) {
       const headers = { 'x-request-id': `req_${randomUUID().replaceAll('-', '')}` };
       await delay(latencyMs, shutdown.signal);
@@ -159,5 +168,11 @@ export async function startOpenAISimulator(options: OpenAISimulatorOptions): Pro
     },
   );
   baseUrl = controls.baseUrl;
-  return { ...controls, realtime: realtime! };
+  return {
+    ...controls,
+    realtime: realtime!,
+    setOutage(status) {
+      outage = status;
+    },
+  };
 }

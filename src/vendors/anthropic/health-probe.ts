@@ -1,0 +1,5 @@
+import type { HealthProbe } from '../types.ts';
+import { PINNED_VERSION } from './manifest.ts';
+
+/** `GET /v1/models`: free and authenticated; the vendor refuses any request without a version header. */
+export const anthropicHealthProbe: HealthProbe = { path: '/models', headers: { 'anthropic-version': PINNED_VERSION } };
