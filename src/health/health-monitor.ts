@@ -113,14 +113,13 @@ export class HealthMonitor {
   private async probe(runtime: ProviderRuntime, slot: number): Promise<void> {
     const request = healthProbeFor(runtime);
     if (!request) return;
-    const { redis, metrics, log } = this.deps;
+    const { redis, metrics } = this.deps;
     const id = runtime.record.id;
     if (redis && !(await this.lease(redis, id, slot))) return;
     const result = await runHealthProbe(this.deps.upstream, runtime, request, this.options.timeoutMs);
     const provider = runtime.record.name;
     metrics.probes.inc({ provider, result: result.ok ? 'ok' : 'fail' });
     metrics.probeLatency.observe({ provider }, result.latency_ms / 1000);
-    if (!result.ok) log.warn({ provider, status: result.status, message: result.message }, 'health probe failed');
     this.apply(id, result);
     this.events.emit('probed', id, result, slot);
     if (redis) await this.share(redis, { instance: this.instance, provider: id, slot, result });
@@ -193,8 +192,15 @@ export class HealthMonitor {
     this.histories.set(providerId, list);
     let failedInARow = 0;
     for (let i = list.length - 1; i >= 0 && !list[i]!.ok; i--) failedInARow++;
-    const up = result.ok || (failedInARow < this.options.failures && !runtime.breaker.probedDown);
+    const wasDown = runtime.breaker.probedDown;
+    const up = result.ok || (failedInARow < this.options.failures && !wasDown);
     runtime.breaker.setProbeHealth(up);
+    // one line per change of verdict, not per probe
+    if (up === wasDown) {
+      const fields = { provider: runtime.record.name, status: result.status, message: result.message };
+      if (up) this.deps.log.info(fields, 'health probes pass again: provider back in rotation');
+      else this.deps.log.warn({ ...fields, failed_in_a_row: failedInARow }, 'health probes failing: provider out of rotation');
+    }
     this.deps.metrics.providerHealthy.set({ provider: runtime.record.name }, up ? 1 : 0);
     this.events.emit('applied', providerId, result, up);
   }
