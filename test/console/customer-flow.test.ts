@@ -30,7 +30,8 @@ describe('customer console in a browser', { skip: browserUnavailable() }, () => 
 
   const balanceShown = async () => {
     await page.goto(`${tg.origin}/console/`);
-    return nanoOfShown((await page.getByTestId('balance').textContent()) ?? '');
+    // the card reads to cents; the exact balance is on hover
+    return nanoOfShown((await page.getByTestId('balance').getAttribute('title')) ?? '');
   };
 
   test('register and land on the overview, with the base URL including /v1', async () => {
@@ -117,9 +118,12 @@ describe('customer console in a browser', { skip: browserUnavailable() }, () => 
     const shown = page.getByTestId('row-cost');
     await shown.first().waitFor();
     assert.equal(await shown.count(), 1);
-    assert.equal(nanoOfShown((await shown.first().textContent()) ?? ''), cost, 'the usage page shows the exact charge');
+    assert.equal(nanoOfShown((await shown.first().getAttribute('title')) ?? ''), cost, 'the usage table has the exact charge on hover');
+    assert.equal(await shown.first().textContent(), cost < 10_000_000 ? '<$0.01' : `$${(Math.round(cost / 10_000_000) / 100).toFixed(2)}`, 'and reads to cents');
     const row = page.getByRole('row').filter({ hasText: 'gpt-4o-mini' });
     assert.match((await row.textContent()) ?? '', new RegExp(`${reply.usage!.prompt_tokens} / ${reply.usage!.completion_tokens}`));
+    await page.goto(`${tg.origin}/console/billing`);
+    assert.equal(nanoOfShown((await page.getByTestId('ledger-amount').first().textContent()) ?? ''), -cost, 'the ledger shows the charge in full');
 
     assert.equal(await balanceShown(), before - cost, 'the balance dropped by exactly the charge');
     await tg.assertBillingInvariants(accountId);

@@ -28,6 +28,23 @@ export function money(usd: string | null | undefined, options: { min?: number; m
   return format.format(usd as unknown as number);
 }
 
+/**
+ * An amount as a person reads it on a card or in a table: "12.345" → "$12.35" (half-up to cents),
+ * "0.0004" → "<$0.01" (not zero, under a cent), "-3" → "−$3.00". The exact value goes in a title
+ * (see <Money>) and the ledger.
+ */
+export function cents(usd: string | null | undefined): string {
+  if (usd === null || usd === undefined) return '—';
+  const m = /^([-+]?)(\d+)(?:\.(\d*))?$/.exec(usd);
+  if (!m) return money(usd);
+  const digits = (m[3] ?? '').padEnd(3, '0');
+  const rounded = BigInt(m[2]!) * 100n + BigInt(digits.slice(0, 2)) + (digits[2]! >= '5' ? 1n : 0n);
+  const underACent = m[2] === '0' && digits.startsWith('00') && /[1-9]/.test(digits);
+  const sign = m[1] === '-' && (rounded > 0n || underACent) ? '\u2212' : '';
+  if (underACent) return `${sign}<${money('0.01', { max: 2 })}`;
+  return sign + money(`${rounded / 100n}.${String(rounded % 100n).padStart(2, '0')}`, { max: 2 });
+}
+
 /** Integer nano-dollars (chart data) → exact decimal string. */
 export function usdOfNano(nano: number): string {
   const negative = nano < 0;

@@ -5,6 +5,7 @@ import { ErrorText, Notice } from '../../components/Notice.tsx';
 import { Pager, Stat } from '../../components/Table.tsx';
 import { t } from '../../i18n/index.ts';
 import { get, post } from '../../lib/api.ts';
+import { Money } from '../../components/Money.tsx';
 import { money } from '../../lib/format.ts';
 import { usePager, type Page } from '../../lib/use-pager.ts';
 import { LedgerTable, type LedgerEntry } from '../shared/LedgerTable.tsx';
@@ -40,7 +41,7 @@ export function Billing({ user, path }: PageProps) {
     <Layout user={user} path={path} title={t('billing.title')}>
       <div class="split">
         <section class="stats single" aria-label={t('billing.balance')}>
-          <Stat label={t('billing.balance')} value={<span data-testid="billing-balance">{pager.page ? money(pager.page.balance_usd) : '…'}</span>} sub={t('billing.walletNote')} />
+          <Stat label={t('billing.balance')} value={pager.page ? <Money usd={pager.page.balance_usd} testId="billing-balance" /> : <span data-testid="billing-balance">…</span>} sub={t('billing.walletNote')} />
         </section>
         <section class="card">
           <h2>{t('billing.redeemTitle')}</h2>

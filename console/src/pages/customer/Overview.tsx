@@ -7,7 +7,8 @@ import { ErrorText, Notice } from '../../components/Notice.tsx';
 import { Stat } from '../../components/Table.tsx';
 import { t } from '../../i18n/index.ts';
 import { get } from '../../lib/api.ts';
-import { compactMoney, integer, localMidnight, money, percent, shortDate } from '../../lib/format.ts';
+import { Money } from '../../components/Money.tsx';
+import { cents, compactMoney, integer, localMidnight, money, percent, shortDate } from '../../lib/format.ts';
 import { useData } from '../../lib/use-data.ts';
 import type { PageProps } from '../types.ts';
 
@@ -86,10 +87,10 @@ export function Overview({ user, path }: PageProps) {
         <>
           <BalanceBanners data={data} />
           <section class="stats" aria-label={t('overview.figures')}>
-            <Stat label={t('overview.balance')} long={money(data.balance_usd).length > 11} value={<span data-testid="balance">{money(data.balance_usd)}</span>} sub={<Link href="/billing">{t('overview.viewLedger')}</Link>} />
-            <Stat label={t('overview.spendToday')} value={money(data.today.cost_usd)} sub={t('overview.requestsN', { n: integer(data.today.requests) })} />
-            <Stat label={t('overview.spend7')} value={money(data.week.cost_usd)} sub={t('overview.requestsN', { n: integer(data.week.requests) })} />
-            <Stat label={t('overview.spend30')} value={money(data.month.cost_usd)} sub={t('overview.requestsN', { n: integer(data.month.requests) })} />
+            <Stat label={t('overview.balance')} long={cents(data.balance_usd).length > 11} value={<Money usd={data.balance_usd} testId="balance" />} sub={<Link href="/billing">{t('overview.viewLedger')}</Link>} />
+            <Stat label={t('overview.spendToday')} value={<Money usd={data.today.cost_usd} />} sub={t('overview.requestsN', { n: integer(data.today.requests) })} />
+            <Stat label={t('overview.spend7')} value={<Money usd={data.week.cost_usd} />} sub={t('overview.requestsN', { n: integer(data.week.requests) })} />
+            <Stat label={t('overview.spend30')} value={<Money usd={data.month.cost_usd} />} sub={t('overview.requestsN', { n: integer(data.month.requests) })} />
             <Stat
               label={t('overview.errorRate')}
               value={percent(data.month.requests === 0 ? 0 : data.month.errors / data.month.requests)}

@@ -6,7 +6,8 @@ import { ErrorText, Notice } from '../../components/Notice.tsx';
 import { Pager, Stat, Table, type Column } from '../../components/Table.tsx';
 import { t } from '../../i18n/index.ts';
 import { del, get, patch, post } from '../../lib/api.ts';
-import { dateTime, money } from '../../lib/format.ts';
+import { Money } from '../../components/Money.tsx';
+import { cents, dateTime, money } from '../../lib/format.ts';
 import { useData } from '../../lib/use-data.ts';
 import { usePager, type Page } from '../../lib/use-pager.ts';
 import { statusBadge } from '../customer/Keys.tsx';
@@ -70,7 +71,7 @@ export function AccountDetail({ user, path, params }: PageProps) {
     { label: t('keys.key'), render: (k) => <code class="key-hint">{k.key_hint}</code> },
     { label: t('keys.statusLabel'), render: (k) => statusBadge(k.status) },
     { label: t('keys.lastUsed'), render: (k) => (k.last_used_at ? dateTime(k.last_used_at) : '—') },
-    { label: t('keys.spend'), align: 'right', render: (k) => money(k.spent_usd) },
+    { label: t('keys.spend'), align: 'right', render: (k) => <Money usd={k.spent_usd} /> },
     {
       label: t('common.actions'),
       render: (k) => (
@@ -93,7 +94,7 @@ export function AccountDetail({ user, path, params }: PageProps) {
       {a && (
         <>
           <section class="stats">
-            <Stat label={t('accounts.balance')} value={<span data-testid="account-balance">{money(a.balance_usd)}</span>} sub={t('accounts.reserved', { amount: money(a.reserved_usd) })} />
+            <Stat label={t('accounts.balance')} value={<Money usd={a.balance_usd} testId="account-balance" />} sub={t('accounts.reserved', { amount: cents(a.reserved_usd) })} />
             <Stat label={t('auth.email')} value={<span class="small-value">{a.email ?? '—'}</span>} sub={<code class="small">{a.id}</code>} />
             <Stat
               label={t('accounts.status')}

@@ -6,7 +6,8 @@ import { ErrorText } from '../../components/Notice.tsx';
 import { Badge, Pager, Table, type Column } from '../../components/Table.tsx';
 import { t } from '../../i18n/index.ts';
 import { get } from '../../lib/api.ts';
-import { date, money } from '../../lib/format.ts';
+import { Money } from '../../components/Money.tsx';
+import { date } from '../../lib/format.ts';
 import { setSearch, useRoute } from '../../lib/router.ts';
 import { usePager, type Page } from '../../lib/use-pager.ts';
 import type { PageProps } from '../types.ts';
@@ -30,7 +31,7 @@ export function Accounts({ user, path }: PageProps) {
   const columns: Array<Column<AccountView>> = [
     { label: t('accounts.name'), rowHeader: true, render: (a) => <Link href={`/admin/accounts/${a.id}`}>{a.name}</Link> },
     { label: t('auth.email'), render: (a) => a.email ?? <span class="muted">—</span> },
-    { label: t('accounts.balance'), align: 'right', render: (a) => money(a.balance_usd) },
+    { label: t('accounts.balance'), align: 'right', render: (a) => <Money usd={a.balance_usd} /> },
     { label: t('accounts.status'), render: (a) => (a.disabled ? <Badge kind="bad">{t('accounts.disabled')}</Badge> : <Badge kind="ok">{t('accounts.active')}</Badge>) },
     { label: t('accounts.created'), render: (a) => date(a.created_at) },
     { label: 'ID', render: (a) => <code class="small">{a.id}</code> },

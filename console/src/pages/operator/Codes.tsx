@@ -6,6 +6,7 @@ import { ErrorText, Notice } from '../../components/Notice.tsx';
 import { Badge, Pager, Table, type Column } from '../../components/Table.tsx';
 import { t } from '../../i18n/index.ts';
 import { del, get, post, withQuery } from '../../lib/api.ts';
+import { Money } from '../../components/Money.tsx';
 import { date, dateTime, money, parseDateInput } from '../../lib/format.ts';
 import { setSearch, useRoute } from '../../lib/router.ts';
 import { usePager, type Page } from '../../lib/use-pager.ts';
@@ -79,7 +80,7 @@ export function Codes({ user, path }: PageProps) {
 
   const columns: Array<Column<CodeView>> = [
     { label: t('codes.code'), rowHeader: true, render: (c) => <code>{c.code}</code> },
-    { label: t('codes.amount'), align: 'right', render: (c) => money(c.amount_usd) },
+    { label: t('codes.amount'), align: 'right', render: (c) => <Money usd={c.amount_usd} /> },
     { label: t('codes.status'), render: (c) => <Badge kind={STATUS_BADGE[c.status]}>{t(`codes.status.${c.status}`)}</Badge> },
     {
       label: t('codes.redeemedBy'),

@@ -6,7 +6,8 @@ import { ErrorText } from '../../components/Notice.tsx';
 import { Badge, Stat, Table } from '../../components/Table.tsx';
 import { t } from '../../i18n/index.ts';
 import { get } from '../../lib/api.ts';
-import { compactMoney, integer, money, percent, shortDate } from '../../lib/format.ts';
+import { Money } from '../../components/Money.tsx';
+import { cents, compactMoney, integer, percent, shortDate } from '../../lib/format.ts';
 import { useData } from '../../lib/use-data.ts';
 import type { PageProps } from '../types.ts';
 
@@ -58,7 +59,7 @@ export function OperatorOverview({ user, path }: PageProps) {
       {data && (
         <>
           <section class="stats" aria-label={t('ops.last24h')}>
-            <Stat label={t('ops.spend24h')} value={money(data.last_24h.cost_usd)} sub={t('ops.spend30d', { amount: money(data.last_30d.cost_usd) })} />
+            <Stat label={t('ops.spend24h')} value={<Money usd={data.last_24h.cost_usd} />} sub={t('ops.spend30d', { amount: cents(data.last_30d.cost_usd) })} />
             <Stat label={t('ops.requests24h')} value={integer(data.last_24h.requests)} sub={t('ops.requests30d', { n: integer(data.last_30d.requests) })} />
             <Stat label={t('ops.errorRate24h')} value={percent(data.last_24h.error_rate)} sub={t('overview.errorsN', { n: integer(data.last_24h.errors) })} />
             <Stat label={t('ops.p95')} value={latency(data.last_24h.p95_latency_ms)} sub={t('ops.p95Hint')} />
@@ -98,7 +99,7 @@ export function OperatorOverview({ user, path }: PageProps) {
                 columns={[
                   { label: t('accounts.name'), rowHeader: true, render: (a) => <Link href={`/admin/accounts/${a.id}`}>{a.name}</Link> },
                   { label: t('usage.requests'), align: 'right', render: (a) => integer(a.requests) },
-                  { label: t('ops.spend30dShort'), align: 'right', render: (a) => money(a.cost_usd) },
+                  { label: t('ops.spend30dShort'), align: 'right', render: (a) => <Money usd={a.cost_usd} /> },
                 ]}
               />
             </section>
@@ -112,7 +113,7 @@ export function OperatorOverview({ user, path }: PageProps) {
                 columns={[
                   { label: t('models.model'), rowHeader: true, render: (m) => <code>{m.id}</code> },
                   { label: t('usage.tokens'), align: 'right', render: (m) => integer(m.tokens) },
-                  { label: t('ops.spend30dShort'), align: 'right', render: (m) => money(m.cost_usd) },
+                  { label: t('ops.spend30dShort'), align: 'right', render: (m) => <Money usd={m.cost_usd} /> },
                 ]}
               />
             </section>

@@ -5,7 +5,8 @@ import { ErrorText } from '../../components/Notice.tsx';
 import { Badge, Pager, Stat, Table, type Column } from '../../components/Table.tsx';
 import { t } from '../../i18n/index.ts';
 import { get } from '../../lib/api.ts';
-import { compactMoney, dateTime, hour, integer, money, percent, shortDate } from '../../lib/format.ts';
+import { Money } from '../../components/Money.tsx';
+import { compactMoney, dateTime, hour, integer, percent, shortDate } from '../../lib/format.ts';
 import { setSearch, useRoute } from '../../lib/router.ts';
 import { useData } from '../../lib/use-data.ts';
 import { usePager, type Page } from '../../lib/use-pager.ts';
@@ -69,7 +70,7 @@ export function Usage({ user, path }: PageProps) {
     },
     // seconds, characters or images, for the endpoints priced by them
     { label: t('usage.units'), align: 'right', render: (r) => (r.units > 0 ? integer(r.units) : '—') },
-    { label: t('usage.cost'), align: 'right', render: (r) => <span data-testid="row-cost">{money(r.cost_usd)}</span> },
+    { label: t('usage.cost'), align: 'right', render: (r) => <Money usd={r.cost_usd} testId="row-cost" /> },
     { label: t('usage.latency'), align: 'right', render: (r) => `${integer(r.latency_ms)} ms` },
   ];
 
@@ -89,7 +90,7 @@ export function Usage({ user, path }: PageProps) {
       <section class="stats" aria-label={t('usage.totals')}>
         <Stat label={t('usage.requests')} value={totals ? integer(totals.requests) : '…'} />
         <Stat label={t('usage.errors')} value={totals ? integer(totals.errors) : '…'} sub={totals && totals.requests > 0 ? percent(totals.errors / totals.requests) : undefined} />
-        <Stat label={t('usage.spend')} value={totals ? money(totals.cost_usd) : '…'} />
+        <Stat label={t('usage.spend')} value={totals ? <Money usd={totals.cost_usd} /> : '…'} />
         <Stat label={t('usage.tokens')} value={totals ? integer(totals.prompt_tokens + totals.completion_tokens) : '…'} sub={totals ? `${integer(totals.prompt_tokens)} / ${integer(totals.completion_tokens)}` : undefined} />
       </section>
       <section class="card">
