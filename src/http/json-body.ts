@@ -11,22 +11,40 @@ const CLOSE_BRACKET = 0x5d;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
+/** Bytes of a string looked at one by one before Buffer#indexOf takes over: keys and short values end sooner than a native call starts. */
+const INLINE_SCAN = 24;
+
+/** The next quote at or after `from`, or -1. */
+function nextQuote(bytes: Buffer, from: number): number {
+  const stop = Math.min(bytes.length, from + INLINE_SCAN);
+  for (let j = from; j < stop; j++) if (bytes[j] === QUOTE) return j;
+  return stop === bytes.length ? -1 : bytes.indexOf(QUOTE, stop);
+}
+
 /**
- * The deepest nesting of arrays and objects in JSON text, counting brackets outside strings, or
- * the first depth past `limit`: one pass over the bytes, stopping early. (UTF-8 continuation
- * bytes are never ASCII, so scanning bytes is exact.) Invalid JSON gives some number; the parser
- * that runs next refuses it anyway.
+ * Whether JSON text nests arrays and objects deeper than `limit`, counting brackets outside
+ * strings and stopping at the first level past it. Strings are skipped to their closing quote (a
+ * native memchr past their first bytes: most of a model request's bytes are its texts), a quote
+ * preceded by an odd run of backslashes being part of the string. UTF-8 continuation bytes are
+ * never ASCII, so bytes are exact. Invalid JSON gives some answer; the parser that runs next
+ * refuses it anyway.
  */
-export function jsonDepthExceeds(bytes: Uint8Array, limit: number): boolean {
+export function jsonDepthExceeds(bytes: Buffer, limit: number): boolean {
   let depth = 0;
-  let inString = false;
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i]!;
-    if (inString) {
-      if (byte === BACKSLASH) i++;
-      else if (byte === QUOTE) inString = false;
-    } else if (byte === QUOTE) {
-      inString = true;
+  const length = bytes.length;
+  for (let i = 0; i < length; i++) {
+    const byte = bytes[i];
+    if (byte === QUOTE) {
+      let end = nextQuote(bytes, i + 1);
+      while (end > 0 && bytes[end - 1] === BACKSLASH) {
+        let k = end - 2;
+        while (k > i && bytes[k] === BACKSLASH) k--;
+        // end - 1 - k backslashes: an even run escapes itself, and the quote closes the string
+        if ((end - 1 - k) % 2 === 0) break;
+        end = nextQuote(bytes, end + 1);
+      }
+      if (end < 0) return false;
+      i = end;
     } else if (byte === OPEN_BRACKET || byte === OPEN_BRACE) {
       if (++depth > limit) return true;
     } else if (byte === CLOSE_BRACKET || byte === CLOSE_BRACE) {
@@ -51,6 +69,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       done(invalidRequest(`The request body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects are allowed.`), undefined);
       return;
     }
+    // secure-json-parse reads a Buffer as it reads the string Fastify's own parser hands it
     parse(request, bytes as unknown as string, done);
   });
 }
