@@ -17,6 +17,26 @@ export interface PricingUsd {
   per_second?: number;
   per_mchar?: number;
   per_request?: number;
+  /**
+   * Token prices of the paid service tiers a request may ask for (`flex`, `priority`…), each
+   * replacing the standard price it names (unset fields keep the standard one). A tier with no
+   * entry here is refused; `auto` and `default` are the standard prices.
+   */
+  service_tiers?: Record<string, TokenPricesUsd>;
+  /** USD per call of a built-in tool the vendor runs and bills per call (`web_search`…); a tool not priced here is refused */
+  per_tool_call?: Record<string, number>;
+  /** prompts of more than `threshold_tokens` input tokens pay these token prices for the whole request (unset fields keep the standard one) */
+  long_context?: TokenPricesUsd & { threshold_tokens: number };
+}
+
+/** The token prices a service tier or long context replaces. */
+export interface TokenPricesUsd {
+  input_per_mtok?: number;
+  output_per_mtok?: number;
+  cached_input_per_mtok?: number;
+  cache_write_per_mtok?: number;
+  audio_input_per_mtok?: number;
+  audio_output_per_mtok?: number;
 }
 
 /** The same prices as integer nano-dollars, ready for exact arithmetic. */
@@ -35,9 +55,29 @@ export interface Pricing {
   perSecond: Nano;
   perMchar: Nano;
   perRequest: Nano;
+  /** the whole price book of each paid tier (standard prices where the tier sets none) */
+  serviceTiers: Record<string, Pricing> | undefined;
+  perToolCall: Record<string, Nano> | undefined;
+  longContext: { thresholdTokens: number; pricing: Pricing } | undefined;
 }
 
 export function toPricing(usd: PricingUsd): Pricing {
+  const base = basePricing(usd);
+  const { service_tiers: tiers, long_context: long } = usd;
+  if (tiers) base.serviceTiers = Object.fromEntries(Object.entries(tiers).map(([tier, prices]) => [tier, overlay(usd, prices)]));
+  if (usd.per_tool_call) base.perToolCall = Object.fromEntries(Object.entries(usd.per_tool_call).map(([tool, price]) => [tool, usdToNano(price)]));
+  if (long) base.longContext = { thresholdTokens: long.threshold_tokens, pricing: overlay(usd, long) };
+  return base;
+}
+
+/** The standard prices with a tier's (or long context's) token prices in their place. */
+function overlay(usd: PricingUsd, prices: TokenPricesUsd): Pricing {
+  const { threshold_tokens: _threshold, ...tokens } = prices as TokenPricesUsd & { threshold_tokens?: number };
+  const defined = Object.fromEntries(Object.entries(tokens).filter(([, v]) => v !== undefined));
+  return basePricing({ ...usd, ...defined });
+}
+
+function basePricing(usd: PricingUsd): Pricing {
   return {
     inputPerMtok: usdToNano(usd.input_per_mtok ?? 0),
     outputPerMtok: usdToNano(usd.output_per_mtok ?? 0),
@@ -50,6 +90,9 @@ export function toPricing(usd: PricingUsd): Pricing {
     perSecond: usdToNano(usd.per_second ?? 0),
     perMchar: usdToNano(usd.per_mchar ?? 0),
     perRequest: usdToNano(usd.per_request ?? 0),
+    serviceTiers: undefined,
+    perToolCall: undefined,
+    longContext: undefined,
   };
 }
 
@@ -70,7 +113,8 @@ export const FREE: Pricing = toPricing({});
  * Exact cost of a token-and-unit usage, one rounding per request. `kind` says what `usage.units`
  * counts for this operation (seconds, characters or nothing).
  */
-export function costOf(pricing: Pricing, usage: Usage, unitKind: 'none' | 'seconds' | 'characters' = 'none'): Nano {
+export function costOf(book: Pricing, usage: Usage, unitKind: 'none' | 'seconds' | 'characters' = 'none'): Nano {
+  const pricing = tokenPricesFor(book, usage);
   const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
   // audio token subsets (realtime) and prompt-cache writes (messages family); zero elsewhere
   const audioIn = clamp(usage.audioInputTokens ?? 0, usage.inputTokens);
@@ -90,7 +134,23 @@ export function costOf(pricing: Pricing, usage: Usage, unitKind: 'none' | 'secon
     .add(unitKind === 'characters' ? usage.units : 0, pricing.perMchar)
     .toNano();
   const seconds = unitKind === 'seconds' ? Math.round(usage.units * pricing.perSecond) : 0;
-  return tokens + seconds + pricing.perRequest;
+  return tokens + seconds + pricing.perRequest + toolCallsCost(book, usage.toolCalls);
+}
+
+/** The price book a usage's tokens pay: its service tier's, else long context's past the threshold, else the standard one. */
+function tokenPricesFor(book: Pricing, usage: Usage): Pricing {
+  const tier = usage.serviceTier === undefined ? undefined : book.serviceTiers?.[usage.serviceTier];
+  if (tier) return tier;
+  const long = book.longContext;
+  if (long && (usage.longContext === true || usage.inputTokens > long.thresholdTokens)) return long.pricing;
+  return book;
+}
+
+function toolCallsCost(book: Pricing, calls: Record<string, number> | undefined): Nano {
+  if (!calls) return 0;
+  let cost = 0;
+  for (const [tool, count] of Object.entries(calls)) cost += clamp(Math.round(count), Number.MAX_SAFE_INTEGER) * (book.perToolCall?.[tool] ?? 0);
+  return cost;
 }
 
 const clamp = (value: number, max: number): number => Math.max(0, Math.min(value, max));

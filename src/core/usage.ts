@@ -15,6 +15,12 @@ export interface Usage {
   audioInputTokens?: number;
   cachedAudioInputTokens?: number;
   audioOutputTokens?: number;
+  /** the paid service tier the request ran at (`flex`, `priority`…), priced by `service_tiers`; absent = standard */
+  serviceTier?: string;
+  /** built-in tool calls the vendor ran and bills per call, by tool (`web_search`: 2), priced by `per_tool_call` */
+  toolCalls?: Record<string, number>;
+  /** a reservation of a request that enabled long context: priced at the long-context prices whatever its size */
+  longContext?: boolean;
 }
 
 export const emptyUsage = (): Usage => ({

@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { Principal } from '../auth/key-store.ts';
 import type { Hold } from '../billing/ledger.ts';
 import type { SharedHold } from '../billing/shared-holds.ts';
+import { paidUsageBound, type PaidEstimate } from '../catalogue/paid-features.ts';
 import { priceOf, type Meter, type Pricing } from '../catalogue/pricing.ts';
 import { GatewayError, modelNotFound, serverError, upstreamUnavailable } from '../core/errors.ts';
 import { emptyUsage } from '../core/usage.ts';
@@ -28,7 +29,7 @@ export interface OperationRequest<Call, Result = never> {
    * counts them). `inputTokens` may be computed lazily (a getter) when a cheap
    * `inputTokensUpperBound` is given: the exact count is then made only when it matters.
    */
-  estimate: { inputTokens: number; outputTokens: number; units?: number; inputTokensUpperBound?: number; settle?: () => Promise<void> | undefined };
+  estimate: { inputTokens: number; outputTokens: number; units?: number; inputTokensUpperBound?: number; settle?: () => Promise<void> | undefined; paid?: PaidEstimate };
   /** the client set no output cap and the model's maximum is known: the reservation chooses the cap */
   openOutputCap?: OpenOutputCap;
   /** what `usage.units` counts and how it is priced; default: tokens only */
@@ -319,7 +320,7 @@ function reservationFor<Call, Result>(gateway: Gateway, ctx: RequestContext, op:
 }
 
 function reservationWith<Call, Result>(gateway: Gateway, ctx: RequestContext, op: OperationRequest<Call, Result>, pricing: Pricing, outputTokens: number): number {
-  const price = (inputTokens: number) => priceOf(pricing, { ...emptyUsage(), inputTokens, outputTokens, units: op.estimate.units ?? 0 }, op.meter);
+  const price = (inputTokens: number) => priceOf(pricing, { ...emptyUsage(), inputTokens, outputTokens, units: op.estimate.units ?? 0, ...paidUsageBound(op.estimate.paid, inputTokens, outputTokens) }, op.meter);
   const cheap = op.estimate.inputTokensUpperBound;
   if (cheap !== undefined) {
     const bound = price(cheap);
@@ -334,7 +335,7 @@ function cheapBoundSuffices<Call, Result>(gateway: Gateway, ctx: RequestContext,
   if (cheap === undefined) return false;
   const open = op.openOutputCap;
   const outputTokens = open ? Math.max(open.modelMaxTokens * open.choices, op.estimate.outputTokens) : op.estimate.outputTokens;
-  const bound = priceOf(pricing, { ...emptyUsage(), inputTokens: cheap, outputTokens, units: op.estimate.units ?? 0 }, op.meter);
+  const bound = priceOf(pricing, { ...emptyUsage(), inputTokens: cheap, outputTokens, units: op.estimate.units ?? 0, ...paidUsageBound(op.estimate.paid, cheap, outputTokens) }, op.meter);
   return bound * COMFORTABLE_HEADROOM <= gateway.ledger.headroom(ctx.principal.accountId, ctx.principal.key);
 }
 

@@ -89,16 +89,17 @@ for (const [label, model] of [['native model (pass-through)', NATIVE], ['OpenAI-
 }
 
 describe('native pass-through', () => {
-  test('the body reaches the upstream untouched but for the model; the upstream key replaces the client’s; headers passed on', async () => {
+  test('the body reaches the upstream untouched but for the model and fields it does not know (dropped, named in a warning); the upstream key replaces the client’s; headers passed on', async () => {
     const c = await tg.customer(CREDIT);
     native.reset();
-    const body = { model: 'claude-renamed', max_tokens: 64, messages: [{ role: 'user', content: 'untouched?' }], metadata: { user_id: 'u-1' }, a_future_field: { x: [1, 2] }, service_tier: 'auto' };
+    const body = { model: 'claude-renamed', max_tokens: 64, messages: [{ role: 'user', content: 'untouched?' }], metadata: { user_id: 'u-1' }, service_tier: 'auto' };
     const res = await fetch(`${tg.origin}/v1/messages`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${c.key}`, 'native-version': '2023-06-01', 'anthropic-beta': 'fast-mode-2026-02-01', 'content-type': 'application/json' },
-      body: JSON.stringify(body),
+      headers: { authorization: `Bearer ${c.key}`, 'native-version': '2023-06-01', 'anthropic-beta': 'interleaved-thinking-2025-05-14', 'content-type': 'application/json' },
+      body: JSON.stringify({ ...body, a_future_field: { x: [1, 2] } }),
     });
     assert.equal(res.status, 200);
+    assert.match(res.headers.get('x-modelgate-warning') ?? '', /a_future_field dropped/);
     const message = (await res.json()) as Anthropic.Message;
     assert.equal(message.model, 'claude-renamed', 'the model is renamed back');
     const sent = native.requests.at(-1)!;
@@ -106,7 +107,7 @@ describe('native pass-through', () => {
     assert.equal(sent.headers['x-api-key'], native.apiKey);
     assert.equal(sent.headers.authorization, undefined);
     assert.equal(sent.headers['anthropic-version'], '2023-06-01');
-    assert.equal(sent.headers['anthropic-beta'], 'fast-mode-2026-02-01');
+    assert.equal(sent.headers['anthropic-beta'], 'interleaved-thinking-2025-05-14');
   });
 
   test('the SDK’s own version header is forwarded; a renamed model is renamed back in streams', async () => {

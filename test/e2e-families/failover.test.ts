@@ -24,7 +24,8 @@ before(async () => {
     const priority = { anthropic: 30, openai: 20, gemini: 10 }[family];
     upstreams[family] = await addFamilyProvider(tg, family, { name: `${family}-shared`, models: [SHARED], modelMap: { [SHARED]: CHAT_MODEL[family] }, priority });
   }
-  await tg.admin('PUT', `/admin/models/${SHARED}`, { pricing: { input_per_mtok: 1, output_per_mtok: 2, cached_input_per_mtok: 0.1 } });
+  // web search priced: the server-tool request below is one the gateway may forward
+  await tg.admin('PUT', `/admin/models/${SHARED}`, { pricing: { input_per_mtok: 1, output_per_mtok: 2, cached_input_per_mtok: 0.1, per_tool_call: { web_search: 0.01 } } });
 });
 after(async () => {
   await tg.close();

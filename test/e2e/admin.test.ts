@@ -129,7 +129,12 @@ test('models: the catalogue lists the embedding models with prices; a price chan
     assert.equal(model.pricing.input_per_mtok, price);
     assert.equal(model.capabilities.dimensions, dimensions);
   }
-  assert.deepEqual(byId.get('gpt-4o').pricing, { input_per_mtok: 2.5, output_per_mtok: 10, cached_input_per_mtok: 1.25 });
+  assert.deepEqual(byId.get('gpt-4o').pricing, {
+    input_per_mtok: 2.5,
+    output_per_mtok: 10,
+    cached_input_per_mtok: 1.25,
+    service_tiers: { priority: { input_per_mtok: 4.25, cached_input_per_mtok: 2.125, output_per_mtok: 17 } },
+  });
 
   const customer = await tg.customer(1);
   const client = sdk(tg, customer.key);

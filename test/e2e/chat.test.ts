@@ -165,7 +165,7 @@ test('image parts (data URL and https URL) are accepted, forwarded unchanged and
   assert.equal(spentBy(customer.accountId), expected);
 });
 
-test('unknown vendor fields pass through untouched; streams only gain include_usage', async () => {
+test('known fields pass through untouched, unknown top-level ones are dropped and named in a warning; streams only gain include_usage', async () => {
   const customer = await tg.customer(1);
   const body = {
     model: 'gpt-4o-mini',
@@ -177,13 +177,14 @@ test('unknown vendor fields pass through untouched; streams only gain include_us
     logit_bias: { '50256': -100 },
     service_tier: 'auto',
     reasoning_effort: 'low',
-    vendor_extension: { nested: [1, 'two', { three: 3 }], flag: true, nothing: null },
   };
-  const plain = await raw(tg, 'POST', CHAT, { key: customer.key, body });
+  const unknown = { vendor_extension: { nested: [1, 'two', { three: 3 }], flag: true, nothing: null } };
+  const plain = await raw(tg, 'POST', CHAT, { key: customer.key, body: { ...body, ...unknown } });
   assert.equal(plain.status, 200, plain.text);
+  assert.match(plain.headers.get('x-modelgate-warning') ?? '', /vendor_extension dropped/);
   assert.deepEqual(lastUpstreamBody(tg, CHAT), { ...body, max_completion_tokens: 16_384 });
 
-  const streamed = await raw(tg, 'POST', CHAT, { key: customer.key, body: { ...body, stream: true, stream_options: { include_obfuscation: false } } });
+  const streamed = await raw(tg, 'POST', CHAT, { key: customer.key, body: { ...body, ...unknown, stream: true, stream_options: { include_obfuscation: false } } });
   assert.equal(streamed.status, 200, streamed.text);
   assert.deepEqual(lastUpstreamBody(tg, CHAT), { ...body, stream: true, stream_options: { include_obfuscation: false, include_usage: true }, max_completion_tokens: 16_384 });
   assert.equal(sseData(streamed.text).at(-1), '[DONE]');

@@ -2,20 +2,21 @@ import type { CatalogueModel } from '../../catalogue/catalogue.ts';
 import type { PricingUsd } from '../../catalogue/pricing.ts';
 import { usdOfNumber } from '../money.ts';
 
-/** Every price field as an exact USD string (per million tokens, per image, per second…). */
+/**
+ * Every price field as an exact USD string (per million tokens, per image, per second, per tool
+ * call, per service tier…), nested tables included; `threshold_tokens` is a count, not a price.
+ */
 export function pricesView(pricing: PricingUsd | null) {
   if (!pricing) return null;
+  return usdStrings(pricing as Record<string, unknown>);
+}
+
+function usdStrings(table: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(pricing)) {
-    if (typeof value === 'number') out[field] = usdOfNumber(value);
-    else if (field === 'per_image' && value) {
-      out[field] = Object.fromEntries(
-        Object.entries(value as Record<string, Record<string, number>>).map(([quality, sizes]) => [
-          quality,
-          Object.fromEntries(Object.entries(sizes).map(([size, usd]) => [size, usdOfNumber(usd)])),
-        ]),
-      );
-    }
+  for (const [field, value] of Object.entries(table)) {
+    if (field === 'threshold_tokens') out[field] = value;
+    else if (typeof value === 'number') out[field] = usdOfNumber(value);
+    else if (value && typeof value === 'object') out[field] = usdStrings(value as Record<string, unknown>);
   }
   return out;
 }

@@ -6,6 +6,8 @@ import { convertRequest } from './convert-request.ts';
 import { PromptEstimate } from '../../pipeline/prompt-estimate.ts';
 import { countMessagesTokens } from './count-tokens.ts';
 import { messagesOutput } from './output.ts';
+import { paidMessagesFeatures } from './paid-features.ts';
+import type { CatalogueModel } from '../../catalogue/catalogue.ts';
 
 type Body = Record<string, unknown>;
 
@@ -24,17 +26,19 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return Array.isArray(value) ? value.join(',') : value || undefined;
 }
 
-export function decodeMessages(body: Body, headers: { nativeVersion: string; nativeBeta: string | undefined }, bodyBytes = Number.NaN): Decoded<MessagesCall> {
+export function decodeMessages(body: Body, headers: { nativeVersion: string; nativeBeta: string | undefined }, bodyBytes = Number.NaN, model?: CatalogueModel): Decoded<MessagesCall> {
   // the messages format has no image output (an assistant turn holds text and tool uses only):
   // images are asked for on /v1/chat/completions, never silently dropped here
   if (body.modality === 'image') {
     throw invalidRequest('modality "image" is not available on /v1/messages: the messages format cannot carry images in an answer; use /v1/chat/completions.', 'modality');
   }
+  // features billed beyond the tokens (server tools, tiers, long context): refused unless priced, else reserved for
+  const paid = model && paidMessagesFeatures(body, headers.nativeBeta, model);
   const stream = body.stream === true;
   const maxTokens = body.max_tokens as number;
   const created = Math.floor(Date.now() / 1000);
   let chat: ChatCall | undefined;
-  return {
+  const decoded: Decoded<MessagesCall> = {
     model: body.model as string,
     stream,
     call: {
@@ -53,6 +57,8 @@ export function decodeMessages(body: Body, headers: { nativeVersion: string; nat
     // counted after admission, off the event loop when large (runOperation settles it)
     estimate: new PromptEstimate(body, countMessagesTokens, maxTokens, bodyBytes),
   };
+  if (paid) decoded.estimate.paid = paid;
+  return decoded;
 }
 
 export function decodeCountTokens(body: Body, headers: { nativeVersion: string; nativeBeta: string | undefined }): CountTokensCall {

@@ -5,6 +5,8 @@ import type { ChatCall } from '../../pipeline/codec.ts';
 import type { OpenOutputCap } from '../../pipeline/run-operation.ts';
 import { PromptEstimate as LazyPromptEstimate } from '../../pipeline/prompt-estimate.ts';
 import { countChatPromptTokens, IMAGE_ALLOWANCE, REPLY_PRIMER } from '../../pipeline/token-counter.ts';
+import type { PaidEstimate } from '../../catalogue/paid-features.ts';
+import { paidChatFeatures } from './chat-paid-features.ts';
 import { openaiChatOutput } from './chat-output.ts';
 
 export interface Decoded<Call> {
@@ -12,7 +14,7 @@ export interface Decoded<Call> {
   call: Call;
   stream: boolean;
   /** see OperationRequest.estimate: `inputTokens` may be a lazy getter beside a cheap bound */
-  estimate: { inputTokens: number; outputTokens: number; inputTokensUpperBound?: number; settle?: () => Promise<void> | undefined };
+  estimate: { inputTokens: number; outputTokens: number; inputTokensUpperBound?: number; settle?: () => Promise<void> | undefined; paid?: PaidEstimate };
   openOutputCap?: OpenOutputCap;
 }
 
@@ -42,6 +44,8 @@ export function decodeChat(body: Record<string, unknown>, defaultMaxOutputTokens
   }
   const messages = body.messages as Array<Record<string, unknown>>;
   messages.forEach((message, i) => checkMessage(message, i));
+  // features billed beyond the tokens: refused unless priced, else reserved for
+  const paid = model && paidChatFeatures(body, model);
 
   const n = typeof body.n === 'number' ? body.n : 1;
   const clientCap = numberOr(body.max_completion_tokens, numberOr(body.max_tokens, undefined));
@@ -60,6 +64,7 @@ export function decodeChat(body: Record<string, unknown>, defaultMaxOutputTokens
     created: Math.floor(Date.now() / 1000),
   };
   const decoded: Decoded<ChatCall> = { model: body.model as string, stream, call, estimate: new PromptEstimate(body, messages, bodyBytes, maxOutput * n) };
+  if (paid) decoded.estimate.paid = paid;
   if (clientCap === undefined && modelMax !== undefined && modelMax > maxOutput) {
     decoded.openOutputCap = { modelMaxTokens: modelMax, choices: n, grant: (tokens) => (call.maxOutputTokens = tokens) };
   }

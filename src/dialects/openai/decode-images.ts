@@ -1,5 +1,5 @@
 import type { CatalogueModel } from '../../catalogue/catalogue.ts';
-import type { Meter } from '../../catalogue/pricing.ts';
+import { imagePrice, type Meter } from '../../catalogue/pricing.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { ImageEditCall, ImageGenerationCall, InlineFile, MediaFile } from '../../core/ir/media.ts';
 import type { MultipartForm } from '../../media/uploads.ts';
@@ -36,6 +36,7 @@ export function decodeImageGeneration(body: Record<string, unknown>, model: Cata
   const sizes = caps.list(model, 'sizes');
   if (sizes) oneOf(size, sizes, 'size', model.id);
   const quality = optionalChoice(body.quality, caps.list(model, 'qualities'), 'quality', model.id);
+  if (quality !== undefined) requireImagePrice(model, quality, size);
   const style = optionalChoice(body.style, caps.list(model, 'styles'), 'style', model.id);
   const responseFormat = ((body.response_format as string | null | undefined) ?? 'url') as ImageResponseFormat;
   const extra = Object.fromEntries(Object.entries(body).filter(([k]) => !HANDLED.has(k)));
@@ -54,6 +55,13 @@ export function decodeImageGeneration(body: Record<string, unknown>, model: Cata
   }
   const meterQuality = quality ?? caps.string(model, 'default_quality') ?? 'standard';
   return { call, meter: { unit: 'images', quality: meterQuality, size }, responseFormat, n };
+}
+
+/** A quality the model's price book has no per-image price for is refused, not delivered free. */
+function requireImagePrice(model: CatalogueModel, quality: string, size: string): void {
+  if (model.pricing.perImage && imagePrice(model.pricing, quality, size) === undefined) {
+    throw invalidRequest(`quality "${quality}" at size ${size} is not available for ${model.id}: the gateway has no price for it.`, 'quality');
+  }
 }
 
 function optionalChoice(value: unknown, allowed: string[] | undefined, param: string, modelId: string): string | undefined {
@@ -95,11 +103,15 @@ export function decodeImageEdit(
   if (size !== undefined && sizes) oneOf(size, sizes, 'size', model.id);
   const responseFormat = (text('response_format') ?? 'url') as ImageResponseFormat;
   oneOf(responseFormat, ['url', 'b64_json'], 'response_format', 'this endpoint');
+  // the quality is a price: only one the model has, metered at its price (it was forwarded and metered as standard)
+  const quality = optionalChoice(text('quality'), caps.list(model, 'qualities'), 'quality', model.id);
+  if (quality !== undefined) requireImagePrice(model, quality, size ?? DEFAULT_SIZE);
   const handled = new Set(['model', 'prompt', 'n', 'size', 'response_format', 'image', 'image[]', 'mask']);
   const extra: Record<string, string> = {};
   if ('form' in source) for (const [name, value] of source.form.fields) if (!handled.has(name)) extra[name] = value;
+  if (quality !== undefined) extra.quality = quality;
   const call: ImageEditCall = { prompt, n, size, images, mask: maskList[0], extra, upstreamResponseFormat: caps.flag(model, 'upstream_response_format') };
-  return { call, meter: { unit: 'images', quality: 'standard', size: size ?? DEFAULT_SIZE }, responseFormat, n };
+  return { call, meter: { unit: 'images', quality: quality ?? 'standard', size: size ?? DEFAULT_SIZE }, responseFormat, n };
 }
 
 /** Base64 (or a data URL) → bytes; one string or an array of them. */

@@ -1,5 +1,6 @@
 import type { IrUsage } from '../../core/ir/chat.ts';
-import { irUsage } from '../../core/ir/usage.ts';
+import { irUsage, usageFromIr } from '../../core/ir/usage.ts';
+import type { Usage } from '../../core/usage.ts';
 import { asCount, asObject, type JsonObject } from '../_kit/read.ts';
 
 /**
@@ -30,4 +31,29 @@ export function mergeUsage(previous: JsonObject | undefined, next: unknown): Jso
   const merged: JsonObject = { ...previous };
   for (const [key, value] of Object.entries(update)) if (value !== null && value !== undefined) merged[key] = value;
   return merged;
+}
+
+/**
+ * The vendor's own tools it ran and bills per call, from `usage.server_tool_use`
+ * (`{web_search_requests: 2}` → `{web_search: 2}`); undefined when none ran.
+ */
+export function serverToolCalls(raw: unknown): Record<string, number> | undefined {
+  const used = asObject(asObject(raw)?.server_tool_use);
+  if (!used) return undefined;
+  let calls: Record<string, number> | undefined;
+  for (const [key, value] of Object.entries(used)) {
+    const count = asCount(value);
+    if (key.endsWith('_requests') && count > 0) (calls ??= {})[key.slice(0, -'_requests'.length)] = count;
+  }
+  return calls;
+}
+
+/** A native messages answer's usage, with the server tool calls it ran. */
+export function messagesUsage(raw: unknown): Usage | null {
+  const ir = usageToIr(raw);
+  if (!ir) return null;
+  const usage = usageFromIr(ir);
+  const calls = serverToolCalls(raw);
+  if (calls) usage.toolCalls = calls;
+  return usage;
 }

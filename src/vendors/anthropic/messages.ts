@@ -1,9 +1,10 @@
-import { usageFromIr } from '../../core/ir/usage.ts';
 import { emptyUsage } from '../../core/usage.ts';
 import type { CountTokensCall, CountTokensCodec, DecodedResponse, MessagesCall, MessagesCodec, StreamRelay, TargetInfo, UpstreamRequest } from '../../pipeline/codec.ts';
 import { asArray, asObject, asString, parseJsonBytes } from '../_kit/read.ts';
 import { mapAnthropicError } from './errors.ts';
-import { usageToIr } from './map-usage.ts';
+import { messagesUsage } from './map-usage.ts';
+import { dropUnknownFields } from '../_kit/drop-fields.ts';
+import { MESSAGES_FIELDS } from './allowed-fields.ts';
 import { AnthropicPassthroughRelay } from './passthrough-relay.ts';
 
 /**
@@ -13,18 +14,20 @@ import { AnthropicPassthroughRelay } from './passthrough-relay.ts';
  */
 export const anthropicMessages: MessagesCodec = {
   prepare(call: MessagesCall, target: TargetInfo): UpstreamRequest {
-    return { path: '/messages', body: JSON.stringify({ ...call.body, model: target.upstreamModel }), headers: nativeHeaders(call) };
+    const body = { ...call.body, model: target.upstreamModel };
+    const warnings = dropUnknownFields(body, MESSAGES_FIELDS);
+    return { path: '/messages', body: JSON.stringify(body), headers: nativeHeaders(call), ...(warnings && { warnings }) };
   },
 
   decode(_call: MessagesCall, target: TargetInfo, raw: Uint8Array): DecodedResponse {
     const json = asObject(parseJsonBytes(raw)) ?? {};
-    const usage = usageToIr(json.usage);
+    const usage = messagesUsage(json.usage);
     const renamed = target.upstreamModel !== target.publicModel && typeof json.model === 'string';
     if (renamed) json.model = target.publicModel;
     return {
       body: renamed ? JSON.stringify(json) : raw,
       contentType: 'application/json',
-      usage: usage && usageFromIr(usage),
+      usage,
       outputText: asArray(json.content)
         .map((block) => asString(asObject(block)?.text) ?? JSON.stringify(asObject(block)?.input ?? ''))
         .join(''),

@@ -1,11 +1,10 @@
 import type { GatewayError } from '../../core/errors.ts';
-import { usageFromIr } from '../../core/ir/usage.ts';
 import type { StreamOutcome, StreamRelay, TargetInfo } from '../../pipeline/codec.ts';
 import { countTextTokens } from '../../pipeline/token-counter.ts';
 import { asObject, asString, parseJson, type JsonObject } from '../_kit/read.ts';
 import { sseData, sseNamed, type SseEvent } from '../_kit/sse.ts';
 import { inBandError } from './errors.ts';
-import { mergeUsage, usageToIr } from './map-usage.ts';
+import { mergeUsage, messagesUsage } from './map-usage.ts';
 import { messagesErrorEvent } from './messages-error.ts';
 
 /**
@@ -52,8 +51,7 @@ export class AnthropicPassthroughRelay implements StreamRelay {
   }
 
   end(): StreamOutcome {
-    const usage = usageToIr(this.usage);
-    return { complete: this.done, usage: usage && usageFromIr(usage), trailer: '' };
+    return { complete: this.done, usage: messagesUsage(this.usage), trailer: '' };
   }
 
   errorEvent(error: GatewayError): string {

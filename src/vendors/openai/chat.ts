@@ -1,8 +1,11 @@
 import { usageFromIr } from '../../core/ir/usage.ts';
+import type { Usage } from '../../core/usage.ts';
 import type { ChatCall, ChatCodec, DecodedResponse, StreamRelay, TargetInfo } from '../../pipeline/codec.ts';
 import { IrStreamRelay } from '../_kit/ir-relay.ts';
 import { topLevelMemberFromEnd } from '../_kit/json-tail.ts';
 import { asObject, parseJsonBytes, utf8Text } from '../_kit/read.ts';
+import { dropUnknownFields } from '../_kit/drop-fields.ts';
+import { CHAT_FIELDS } from './allowed-fields.ts';
 import { completionToIr } from './convert-response.ts';
 import { mapOpenAIError } from './errors.ts';
 import { OpenAIPassthroughRelay } from './passthrough-relay.ts';
@@ -17,11 +20,21 @@ import { fromOpenAIUsage } from './usage.ts';
  */
 export const openaiChat: ChatCodec = {
   prepare(call: ChatCall, target: TargetInfo) {
-    return { path: '/chat/completions', body: JSON.stringify(withOutputModalities(withOutputCap(passthroughBody(call, target), call, target.upstreamModel))) };
+    const body = passthroughBody(call, target);
+    const warnings = dropUnknownFields(body, CHAT_FIELDS);
+    return { path: '/chat/completions', body: JSON.stringify(withOutputModalities(withOutputCap(body, call, target.upstreamModel))), ...(warnings && { warnings }) };
   },
 
   decode(call: ChatCall, target: TargetInfo, raw: Uint8Array): DecodedResponse {
-    if (call.output.dialect === 'openai') return decodeOpenAIJson(raw, target, (json) => chatOutputText(json));
+    if (call.output.dialect === 'openai') {
+      const decoded = decodeOpenAIJson(raw, target, (json) => chatOutputText(json));
+      if (decoded.usage && hasSurcharge(call.body)) {
+        // only a request with a paid feature reads the tier the answer reports
+        const echoed = paidTier(call.body) === undefined ? undefined : (JSON.parse(utf8Text(raw)) as { service_tier?: unknown }).service_tier;
+        decoded.usage = withSurcharges(decoded.usage, call.body, echoed);
+      }
+      return decoded;
+    }
     const completion = completionToIr(asObject(parseJsonBytes(raw)) ?? {}, target, call.created);
     return {
       body: call.output.encodeCompletion(completion),
@@ -32,7 +45,10 @@ export const openaiChat: ChatCodec = {
   },
 
   relay(call: ChatCall, target: TargetInfo): StreamRelay {
-    if (call.output.dialect === 'openai') return new OpenAIPassthroughRelay(target, call.clientWantsUsage, chunkOutputText);
+    if (call.output.dialect === 'openai') {
+      const finish = hasSurcharge(call.body) ? (usage: Usage, echoedTier: unknown) => withSurcharges(usage, call.body, echoedTier) : undefined;
+      return new OpenAIPassthroughRelay(target, call.clientWantsUsage, chunkOutputText, finish);
+    }
     return new IrStreamRelay(new OpenAIStreamDecoder(target, call.created), call.output.streamEncoder());
   },
 
@@ -53,6 +69,29 @@ export function passthroughBody(call: { body: Record<string, unknown>; stream: b
     body.stream_options = { ...options, include_usage: true };
   }
   return body;
+}
+
+/** A paid service tier the request asked for (checked priced by the chat decoder); auto and default cost nothing extra. */
+function paidTier(body: Record<string, unknown>): string | undefined {
+  const tier = body.service_tier;
+  return typeof tier === 'string' && tier !== 'auto' && tier !== 'default' ? tier : undefined;
+}
+
+function hasSurcharge(body: Record<string, unknown>): boolean {
+  return body.web_search_options != null || paidTier(body) !== undefined;
+}
+
+/**
+ * The paid features of a request in its usage: the tier it ran at (the one the answer reports,
+ * else the one asked for: a priority request served at the default tier pays the standard price)
+ * and the web search a search model runs once per request.
+ */
+function withSurcharges(usage: Usage, body: Record<string, unknown>, echoedTier: unknown): Usage {
+  const tier = paidTier(body);
+  const out: Usage = { ...usage };
+  if (tier !== undefined) out.serviceTier = typeof echoedTier === 'string' ? echoedTier : tier;
+  if (body.web_search_options != null) out.toolCalls = { web_search: 1 };
+  return out;
 }
 
 /**

@@ -1,4 +1,6 @@
 import type { CompletionsCall, CompletionsCodec, StreamRelay, TargetInfo } from '../../pipeline/codec.ts';
+import { dropUnknownFields } from '../_kit/drop-fields.ts';
+import { COMPLETION_FIELDS } from './allowed-fields.ts';
 import { decodeOpenAIJson, passthroughBody } from './chat.ts';
 import { mapOpenAIError } from './errors.ts';
 import { OpenAIPassthroughRelay } from './passthrough-relay.ts';
@@ -6,7 +8,9 @@ import { OpenAIPassthroughRelay } from './passthrough-relay.ts';
 /** Legacy text completions, passed through like chat (same stream framing and usage chunk). */
 export const openaiCompletions: CompletionsCodec = {
   prepare(call: CompletionsCall, target: TargetInfo) {
-    return { path: '/completions', body: JSON.stringify(passthroughBody(call, target)) };
+    const body = passthroughBody(call, target);
+    const warnings = dropUnknownFields(body, COMPLETION_FIELDS);
+    return { path: '/completions', body: JSON.stringify(body), ...(warnings && { warnings }) };
   },
 
   decode(_call, target, raw) {

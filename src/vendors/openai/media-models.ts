@@ -9,6 +9,12 @@ import type { KnownModel } from '../types.ts';
 
 const IMAGE_RULES = { max_prompt_chars: 4000, response_formats: ['url', 'b64_json'] };
 
+/** Token-priced image models, per image by quality: [square, portrait or landscape] USD (the vendor's published figures); standard = medium. */
+function gptImagePrices(low: [number, number], medium: [number, number], high: [number, number]): Record<string, Record<string, number>> {
+  const sizes = ([square, tall]: [number, number]) => ({ '1024x1024': square, '1024x1536': tall, '1536x1024': tall });
+  return { standard: sizes(medium), low: sizes(low), medium: sizes(medium), high: sizes(high) };
+}
+
 export const openaiMediaModels: KnownModel[] = [
   {
     id: 'image-a-3',
@@ -50,15 +56,16 @@ export const openaiMediaModels: KnownModel[] = [
     id: 'image-b-1',
     upstreamId: 'gpt-image-1',
     kind: 'image',
-    capabilities: { ...IMAGE_RULES, n_max: 10, sizes: ['1024x1024', '1024x1536', '1536x1024'], edits: true, upstream_response_format: false },
-    pricing: { per_image: { standard: { '1024x1024': 0.042, '1024x1536': 0.063, '1536x1024': 0.063 } } },
+    capabilities: { ...IMAGE_RULES, n_max: 10, sizes: ['1024x1024', '1024x1536', '1536x1024'], qualities: ['low', 'medium', 'high'], edits: true, upstream_response_format: false },
+    // standard (a request that names no quality) = medium
+    pricing: { per_image: gptImagePrices([0.011, 0.016], [0.042, 0.063], [0.167, 0.25]) },
   },
   {
     id: 'image-b-1.5',
     upstreamId: 'gpt-image-1.5',
     kind: 'image',
-    capabilities: { ...IMAGE_RULES, n_max: 10, sizes: ['1024x1024', '1024x1536', '1536x1024'], edits: true, upstream_response_format: false },
-    pricing: { per_image: { standard: { '1024x1024': 0.034, '1024x1536': 0.05, '1536x1024': 0.05 } } },
+    capabilities: { ...IMAGE_RULES, n_max: 10, sizes: ['1024x1024', '1024x1536', '1536x1024'], qualities: ['low', 'medium', 'high'], edits: true, upstream_response_format: false },
+    pricing: { per_image: gptImagePrices([0.009, 0.013], [0.034, 0.05], [0.133, 0.2]) },
   },
   {
     id: 'tts-1',

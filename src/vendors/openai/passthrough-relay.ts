@@ -42,9 +42,18 @@ export class OpenAIPassthroughRelay implements StreamRelay {
   private readonly renameTo: string;
   private readonly clientWantsUsage: boolean;
   private readonly outputText: (json: Record<string, unknown>) => string;
+  /** adds a request's paid features to the usage, given the service tier the usage chunk reports */
+  private readonly finish: ((usage: Usage, echoedTier: unknown) => Usage) | undefined;
+  private echoedTier: unknown;
   failed: GatewayError | undefined;
 
-  constructor(target: TargetInfo, clientWantsUsage: boolean, outputText: (json: Record<string, unknown>) => string) {
+  constructor(
+    target: TargetInfo,
+    clientWantsUsage: boolean,
+    outputText: (json: Record<string, unknown>) => string,
+    finish?: (usage: Usage, echoedTier: unknown) => Usage,
+  ) {
+    this.finish = finish;
     this.clientWantsUsage = clientWantsUsage;
     this.outputText = outputText;
     this.renameFrom = target.upstreamModel === target.publicModel ? null : `"model":"${target.upstreamModel}"`;
@@ -65,6 +74,7 @@ export class OpenAIPassthroughRelay implements StreamRelay {
     if (data.includes(USAGE_KEY)) {
       const json = parseOrNull(data);
       this.usage = fromOpenAIUsage(json?.usage) ?? this.usage;
+      if (json?.service_tier !== undefined) this.echoedTier = json.service_tier;
       if (!this.clientWantsUsage && Array.isArray(json?.choices) && json.choices.length === 0) return '';
     }
     if (this.renameFrom !== null) data = data.replace(this.renameFrom, this.renameTo);
@@ -120,7 +130,8 @@ export class OpenAIPassthroughRelay implements StreamRelay {
   }
 
   end(): StreamOutcome {
-    return { complete: this.done, usage: this.usage, trailer: this.done ? DONE : '' };
+    const usage = this.usage && this.finish ? this.finish(this.usage, this.echoedTier) : this.usage;
+    return { complete: this.done, usage, trailer: this.done ? DONE : '' };
   }
 
   errorEvent(error: GatewayError): string {
@@ -191,9 +202,9 @@ function bytesAt(bytes: Buffer, at: number, end: number, prefix: Buffer): boolea
   return true;
 }
 
-function parseOrNull(data: string): { usage?: unknown; choices?: unknown } | null {
+function parseOrNull(data: string): { usage?: unknown; choices?: unknown; service_tier?: unknown } | null {
   try {
-    return JSON.parse(data) as { usage?: unknown; choices?: unknown };
+    return JSON.parse(data) as { usage?: unknown; choices?: unknown; service_tier?: unknown };
   } catch {
     return null;
   }

@@ -4,8 +4,8 @@ interface OpenAIUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
   total_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
-  completion_tokens_details?: { reasoning_tokens?: number } | null;
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number; audio_tokens?: number } | null;
+  completion_tokens_details?: { reasoning_tokens?: number; audio_tokens?: number } | null;
 }
 
 const int = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0);
@@ -14,7 +14,7 @@ const int = (value: unknown): number => (typeof value === 'number' && Number.isF
 export function fromOpenAIUsage(raw: unknown): Usage | null {
   if (raw === null || typeof raw !== 'object') return null;
   const usage = raw as OpenAIUsage;
-  return {
+  const out: Usage = {
     inputTokens: int(usage.prompt_tokens),
     outputTokens: int(usage.completion_tokens),
     cachedInputTokens: int(usage.prompt_tokens_details?.cached_tokens),
@@ -22,4 +22,10 @@ export function fromOpenAIUsage(raw: unknown): Usage | null {
     reasoningTokens: int(usage.completion_tokens_details?.reasoning_tokens),
     units: 0,
   };
+  // audio in the prompt or the answer (audio chat models): priced at the audio prices
+  const audioIn = int(usage.prompt_tokens_details?.audio_tokens);
+  const audioOut = int(usage.completion_tokens_details?.audio_tokens);
+  if (audioIn > 0) out.audioInputTokens = audioIn;
+  if (audioOut > 0) out.audioOutputTokens = audioOut;
+  return out;
 }

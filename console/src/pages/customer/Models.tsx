@@ -7,9 +7,19 @@ import { money } from '../../lib/format.ts';
 import { useData } from '../../lib/use-data.ts';
 import type { PageProps } from '../types.ts';
 
-export type Pricing = Partial<Record<'input_per_mtok' | 'output_per_mtok' | 'cached_input_per_mtok' | 'per_second' | 'per_mchar' | 'per_request', string>> & {
-  per_image?: Record<string, Record<string, string>>;
-};
+export type TokenPrices = Partial<
+  Record<'input_per_mtok' | 'output_per_mtok' | 'cached_input_per_mtok' | 'cache_write_per_mtok' | 'audio_input_per_mtok' | 'cached_audio_input_per_mtok' | 'audio_output_per_mtok', string>
+>;
+
+export type Pricing = TokenPrices &
+  Partial<Record<'per_second' | 'per_mchar' | 'per_request', string>> & {
+    per_image?: Record<string, Record<string, string>>;
+    /** paid service tiers' token prices */
+    service_tiers?: Record<string, TokenPrices>;
+    /** USD per call of a built-in tool (web_search…) */
+    per_tool_call?: Record<string, string>;
+    long_context?: TokenPrices & { threshold_tokens: number };
+  };
 
 export interface ModelPrice {
   id: string;
@@ -35,6 +45,15 @@ export function otherPrices(p: Pricing | null) {
   for (const [quality, sizes] of Object.entries(p.per_image ?? {})) {
     for (const [size, usd] of Object.entries(sizes)) parts.push(t('models.perImage', { quality, size, price: money(usd) }));
   }
+  const or = (v: string | undefined, fallback: string | undefined) => money(v ?? fallback ?? '0');
+  if (p.audio_input_per_mtok || p.audio_output_per_mtok) parts.push(t('models.perAudio', { input: or(p.audio_input_per_mtok, p.input_per_mtok), output: or(p.audio_output_per_mtok, p.output_per_mtok) }));
+  if (p.cache_write_per_mtok) parts.push(t('models.perCacheWrite', { price: money(p.cache_write_per_mtok) }));
+  for (const [tool, usd] of Object.entries(p.per_tool_call ?? {})) parts.push(t('models.perToolCall', { tool, price: money(usd) }));
+  for (const [tier, prices] of Object.entries(p.service_tiers ?? {})) {
+    parts.push(t('models.tier', { tier, input: or(prices.input_per_mtok, p.input_per_mtok), output: or(prices.output_per_mtok, p.output_per_mtok) }));
+  }
+  const long = p.long_context;
+  if (long) parts.push(t('models.longContext', { threshold: long.threshold_tokens, input: or(long.input_per_mtok, p.input_per_mtok), output: or(long.output_per_mtok, p.output_per_mtok) }));
   return parts;
 }
 

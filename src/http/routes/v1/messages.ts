@@ -32,7 +32,8 @@ export function registerMessagesRoutes(app: FastifyInstance, gateway: Gateway): 
   app.addHook('preHandler', admitBeforeWork(gateway));
 
   app.post('/v1/messages', { schema: { body: messagesSchema } }, async (request, reply) => {
-    const decoded = decodeMessages(request.body as Body, nativeHeaders(request), bodyBytesOf(request.headers));
+    const body = request.body as Body;
+    const decoded = decodeMessages(body, nativeHeaders(request), bodyBytesOf(request.headers), gateway.catalogue.get(body.model as string));
     checkModelAllowed(request.principal!, decoded.model);
     await runOperation(gateway, contextOf(request), { operation: 'messages', endpoint: '/v1/messages', bridge: messagesBridge, ...decoded }, reply);
     return reply;

@@ -15,7 +15,7 @@ export interface Reply {
   blocks: ReplyBlock[];
   stopReason: 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';
   stopSequence: string | null;
-  usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
+  usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number; server_tool_use?: { web_search_requests: number } };
 }
 
 export function buildReply(request: MessagesRequest, plan: ScenarioPlan, streamChunks: number, seed: string): Reply {
@@ -58,6 +58,7 @@ export function buildReply(request: MessagesRequest, plan: ScenarioPlan, streamC
       output_tokens: plan.usage?.completionTokens ?? output,
       cache_creation_input_tokens: written,
       cache_read_input_tokens: cached,
+      ...(request.webSearches > 0 && { server_tool_use: { web_search_requests: request.webSearches } }),
     },
   };
 }

@@ -22,6 +22,8 @@ export interface MessagesRequest {
   /** the last user turn answers tool calls */
   answersTools: boolean;
   promptTokens: number;
+  /** web searches run (one per web search server tool), reported in `usage.server_tool_use` */
+  webSearches: number;
 }
 
 const IMAGE_TOKENS = 85;
@@ -72,6 +74,7 @@ export function readMessagesRequest(body: unknown, version: string): MessagesReq
     lastUserText: conversation.lastUserText,
     answersTools: conversation.answersTools,
     promptTokens: 3 + systemTokens + conversation.tokens + (tools.length > 0 ? countTokens(JSON.stringify(body.tools)) : 0),
+    webSearches: Array.isArray(body.tools) ? body.tools.filter((t) => isRecord(t) && typeof t.type === 'string' && t.type.startsWith('web_search_')).length : 0,
   };
 }
 
@@ -162,6 +165,8 @@ function readTools(value: unknown): FunctionTool[] | SimulatedError {
   if (!Array.isArray(value)) return invalidRequest('tools: Input should be a valid list');
   const tools: FunctionTool[] = [];
   for (const [i, tool] of value.entries()) {
+    // the vendor's own tools (web search…) carry a versioned type and no schema: the simulator runs none of them
+    if (isRecord(tool) && typeof tool.type === 'string' && tool.type !== 'custom') continue;
     if (!isRecord(tool) || typeof tool.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name)) {
       return invalidRequest(`tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`);
     }

@@ -30,7 +30,7 @@ export function streamEvents(reply: Reply, meta: { id: string; model: string }, 
     for (const delta of deltasOf(block, streamChunks)) events.push(event('content_block_delta', { index, delta }, true));
     events.push(event('content_block_stop', { index }));
   });
-  events.push(event('message_delta', { delta: { stop_reason: reply.stopReason, stop_sequence: reply.stopSequence }, usage: { output_tokens: reply.usage.output_tokens } }));
+  events.push(event('message_delta', { delta: { stop_reason: reply.stopReason, stop_sequence: reply.stopSequence }, usage: { output_tokens: reply.usage.output_tokens, ...(reply.usage.server_tool_use && { server_tool_use: reply.usage.server_tool_use }) } }));
   events.push(event('message_stop', {}));
   return events;
 }

@@ -28,6 +28,10 @@ export interface ChatRequest {
   promptTokens: number;
   /** `modalities` includes "image": the reply carries an image (OpenAI-compatible image-output servers) */
   imageOutput: boolean;
+  /** `modalities` includes "audio": the reply's tokens are reported as audio tokens */
+  audioOutput: boolean;
+  /** the service tier the answer reports: a requested flex/priority tier, else "default" */
+  serviceTier: string;
 }
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
@@ -89,6 +93,8 @@ export function readChatRequest(body: unknown): ChatRequest | SimulatedError {
     parallelToolCalls: body.parallel_tool_calls !== false,
     promptTokens,
     imageOutput: Array.isArray(body.modalities) && body.modalities.includes('image'),
+    audioOutput: Array.isArray(body.modalities) && body.modalities.includes('audio'),
+    serviceTier: body.service_tier === 'flex' || body.service_tier === 'priority' ? body.service_tier : 'default',
   };
 }
 

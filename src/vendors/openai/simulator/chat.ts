@@ -39,11 +39,12 @@ export const chatCompletionsEndpoint: PostEndpoint = {
     if ('status' in request) return { kind: 'error', error: request };
     const choices = Array.from({ length: request.n }, (_, index) => generateChoice(request, index, context));
     const completionTokens = choices.reduce((sum, choice) => sum + choice.tokens, 0);
-    const usage = chatUsage(request.promptTokens, completionTokens, context.plan);
+    const usage = chatUsage(request.promptTokens, completionTokens, context.plan, request.audioOutput);
     const meta = {
       id: newResponseId('chatcmpl-'),
       created: context.created,
       model: request.model,
+      serviceTier: request.serviceTier,
     };
     if (request.stream) return { kind: 'stream', events: streamEvents(meta, choices, request.includeUsage ? usage : null, request.includeUsage, context) };
     return { kind: 'json', body: completionBody(meta, choices, usage) };
@@ -54,6 +55,7 @@ interface ResponseMeta {
   id: string;
   created: number;
   model: string;
+  serviceTier: string;
 }
 
 function generateChoice(request: ChatRequest, index: number, context: ReplyContext): ChoiceOutput {
@@ -83,7 +85,7 @@ function generateChoice(request: ChatRequest, index: number, context: ReplyConte
   return { kind: 'text', text: finished.text, finishReason: finished.finishReason, tokens: finished.tokens };
 }
 
-function chatUsage(promptTokens: number, completionTokens: number, plan: ScenarioPlan): ChatUsage | undefined {
+function chatUsage(promptTokens: number, completionTokens: number, plan: ScenarioPlan, audioOutput = false): ChatUsage | undefined {
   if (plan.omitUsage) return undefined;
   const prompt = plan.usage?.promptTokens ?? promptTokens;
   const completion = plan.usage?.completionTokens ?? completionTokens;
@@ -92,7 +94,7 @@ function chatUsage(promptTokens: number, completionTokens: number, plan: Scenari
     completion_tokens: completion,
     total_tokens: prompt + completion,
     prompt_tokens_details: { cached_tokens: plan.usage?.cachedTokens ?? 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: audioOutput ? completion : 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
 }
 
@@ -118,7 +120,7 @@ function completionBody(meta: ResponseMeta, choices: readonly ChoiceOutput[], us
       finish_reason: choice.kind === 'text' ? choice.finishReason : 'tool_calls',
     })),
     ...(usage === undefined ? {} : { usage }),
-    service_tier: 'default',
+    service_tier: meta.serviceTier,
     system_fingerprint: SYSTEM_FINGERPRINT,
   };
 }
@@ -140,7 +142,7 @@ function streamEvents(
       object: 'chat.completion.chunk',
       created: meta.created,
       model: meta.model,
-      service_tier: 'default',
+      service_tier: meta.serviceTier,
       system_fingerprint: SYSTEM_FINGERPRINT,
       choices: choice,
       ...(includeUsage ? { usage: usageValue } : {}),

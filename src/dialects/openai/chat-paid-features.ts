@@ -1,0 +1,24 @@
+import type { CatalogueModel } from '../../catalogue/catalogue.ts';
+import { paidServiceTier, requireAudioPrice, requireToolPrice, type PaidEstimate } from '../../catalogue/paid-features.ts';
+
+/**
+ * The chat request's features that cost more than its tokens, each refused with a 400 naming
+ * the field unless the model prices it: a paid `service_tier` (flex, priority…), web search
+ * (`web_search_options`, one search per request), audio output (`modalities` with "audio", or
+ * `audio`). What is accepted is reserved for (undefined: nothing beyond the tokens).
+ */
+export function paidChatFeatures(body: Record<string, unknown>, model: CatalogueModel): PaidEstimate | undefined {
+  let paid: PaidEstimate | undefined;
+  const tier = paidServiceTier(model, body.service_tier, 'service_tier');
+  if (tier !== undefined) (paid ??= {}).serviceTier = tier;
+  if (body.web_search_options != null) {
+    requireToolPrice(model, 'web_search', 'web_search_options');
+    (paid ??= {}).toolCalls = { web_search: 1 };
+  }
+  const audioParam = Array.isArray(body.modalities) && body.modalities.includes('audio') ? 'modalities' : body.audio != null ? 'audio' : undefined;
+  if (audioParam !== undefined) {
+    requireAudioPrice(model, 'output', audioParam);
+    (paid ??= {}).audioOutput = true;
+  }
+  return paid;
+}
