@@ -13,7 +13,7 @@ import { fuzz, summary } from './run.ts';
 import { startWorld, type World } from './world.ts';
 
 const SEED = 17_005;
-/** batches of 1 to 64 cases: this seed draws 10,000+ HTTP requests (and ~150 realtime sessions) */
+/** batches of 1 to 64 cases: with every batch passing, this seed draws 10,315 HTTP requests and 117 realtime sessions */
 const RUNS = 330;
 
 let world: World;
