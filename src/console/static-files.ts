@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { brotliCompress, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** Where `npm run build:console` writes the front end. */
@@ -36,8 +36,11 @@ const TYPES: Record<string, string> = {
 interface Asset {
   type: string;
   body: Buffer;
+  compressible: boolean;
+  /** filled in the background after the asset is first asked for (see `compressed`) */
   gzip: Buffer | undefined;
   brotli: Buffer | undefined;
+  compressing: boolean;
   etag: string;
   immutable: boolean;
 }
@@ -49,7 +52,11 @@ function walk(dir: string): string[] {
   });
 }
 
-/** The built console, loaded once into memory (it is small) with gzip and brotli copies. */
+/**
+ * The built console, loaded once into memory (it is small). Its gzip and brotli copies are made
+ * off the event loop when an asset is first asked for (until then it is sent as is): compressing
+ * them at start-up took most of the gateway's start-up time.
+ */
 export class StaticFiles {
   private readonly assets = new Map<string, Asset>();
   readonly built: boolean;
@@ -61,12 +68,13 @@ export class StaticFiles {
       const name = `/${relative(dir, path).split('\\').join('/')}`;
       const body = readFileSync(path);
       const type = TYPES[extname(path)] ?? 'application/octet-stream';
-      const compressible = /text|javascript|json|svg/.test(type) && body.length > 512;
       this.assets.set(name, {
         type,
         body,
-        gzip: compressible ? gzipSync(body, { level: 9 }) : undefined,
-        brotli: compressible ? brotliCompressSync(body) : undefined,
+        compressible: /text|javascript|json|svg/.test(type) && body.length > 512,
+        gzip: undefined,
+        brotli: undefined,
+        compressing: false,
         etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
         // Vite names built assets by content hash
         immutable: name.startsWith('/assets/'),
@@ -94,8 +102,20 @@ export class StaticFiles {
     if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
     const accepts = String(request.headers['accept-encoding'] ?? '');
     reply.type(asset.type);
+    if (asset.compressible && !asset.compressing) compressInBackground(asset);
     if (asset.brotli && /\bbr\b/.test(accepts)) return reply.header('content-encoding', 'br').send(asset.brotli);
     if (asset.gzip && /\bgzip\b/.test(accepts)) return reply.header('content-encoding', 'gzip').send(asset.gzip);
     return reply.send(asset.body);
   }
+}
+
+/** Makes an asset's gzip (level 9) and brotli copies on libuv's thread pool, once; a failure leaves it uncompressed. */
+function compressInBackground(asset: Asset): void {
+  asset.compressing = true;
+  gzip(asset.body, { level: 9 }, (error, result) => {
+    if (!error) asset.gzip = result;
+  });
+  brotliCompress(asset.body, (error, result) => {
+    if (!error) asset.brotli = result;
+  });
 }
