@@ -2,10 +2,10 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 /**
- * gpt-tokenizer's o200k tables take ~0.8 s of CPU and ~16 MB of heap to build: they are built when
- * first needed (main.ts warms them once the gateway is ready), not at import, which was a third of
- * the start-up. Its ESM build by path (require() of an ES module is synchronous), the module the
- * simulators' `import 'gpt-tokenizer'` loads: one copy of the tables.
+ * gpt-tokenizer's o200k tables take ~0.8 s of CPU and ~16 MB of heap to build: they are built by
+ * the first count (the first chat request, ~0.3 s on an idle core), not at import, where they were
+ * a third of the start-up. Its ESM build is required by path (require() of an ES module is
+ * synchronous): the module the simulators' `import 'gpt-tokenizer'` loads, one copy of the tables.
  */
 let countTokens: ((text: string) => number) | undefined;
 export function tokenizer(): (text: string) => number {
