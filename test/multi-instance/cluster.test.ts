@@ -2,10 +2,13 @@
 // PostgreSQL schema and Redis, the vendor simulator as provider: instance 0 is the spec's regional
 // base address and instance 1 the global one. What one instance does, the other sees: a provider
 // change, a charge (the new balance within 1 s — the issue's functional bound, not a benchmark),
-// one rate limit, one set of holds; and an instance killed with SIGKILL loses no charge (the
-// cluster restarts it with --restart, and the restart replays its settlement log).
+// one rate limit, one set of holds, one verdict of the health probes; and an instance killed with
+// SIGKILL loses no charge (the cluster restarts it with --restart, and the restart replays its
+// settlement log).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +24,15 @@ const database = postgresDatabase('cluster');
 const dir = mkdtempSync(join(tmpdir(), 'modelgate-cluster-'));
 const sim = await startOpenAISimulator({ apiKey: 'sim-upstream-key', latencyMs: 5 });
 const db = new pg.Client({ connectionString: PG_URL });
+// a provider that is down: it answers 500 to everything, health probes included, and notes in which
+// probe slot (MODELGATE_HEALTH_INTERVAL_MS of the wall clock, as the instances count them) each came
+const HEALTH_INTERVAL_MS = 3000;
+const downHits: number[] = [];
+const down = createServer((req, res) => {
+  if (req.url?.endsWith('/models')) downHits.push(Math.floor(Date.now() / HEALTH_INTERVAL_MS));
+  res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"down"}}');
+});
+await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
 
 let output = '';
 const cluster = spawn(process.execPath, ['scripts/cluster.ts', '--instances', '2', '--restart'], {
@@ -35,6 +47,8 @@ const cluster = spawn(process.execPath, ['scripts/cluster.ts', '--instances', '2
     MODELGATE_SETTLEMENT_LOG_DIR: join(dir, 'settlements'),
     MODELGATE_MEDIA_DIR: join(dir, 'media'),
     MODELGATE_SHUTDOWN_GRACE_MS: '2000',
+    MODELGATE_HEALTH_INTERVAL_MS: String(HEALTH_INTERVAL_MS),
+    MODELGATE_HEALTH_FAILURES: '2',
   },
   stdio: ['ignore', 'pipe', 'pipe'],
 });
@@ -117,6 +131,7 @@ after(async () => {
   await db.end().catch(() => {});
   await database.drop();
   await sim.close();
+  down.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -200,6 +215,20 @@ test('an instance killed with SIGKILL after its calls loses no charge', async ()
   assert.equal(Number(sums[0].balance), Number(sums[0].journal), 'balance = journal sum');
   // the restarted instance serves again, at the address the cluster printed
   assert.equal((await chat(global, c.key)).status, 200);
+});
+
+test('health is shared: one probe per slot for both instances, and both take the failing provider out of rotation', async () => {
+  const port = (down.address() as AddressInfo).port;
+  const created = await admin(regional, 'POST', '/admin/providers', { name: 'down', type: 'openai', base_url: `http://127.0.0.1:${port}/v1`, api_key: 'k', models: ['gpt-4o'] });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const outOfRotation = async (member: Member) => {
+    const res = await fetch(member.baseURL.slice(0, -'/v1'.length) + '/metrics', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    return /^modelgate_provider_healthy\{provider="down"\} 0$/m.test(await res.text());
+  };
+  await until('the provider out of rotation on both instances', async () => (await outOfRotation(regional)) && (await outOfRotation(global)));
+  assert.ok(downHits.length >= 2, `two failed probes took it out (${downHits.length} seen)`);
+  // each instance probing for itself would probe twice a slot
+  assert.equal(new Set(downHits).size, downHits.length, `one probe per slot across both instances (slots ${downHits.join(',')})`);
 });
 
 test('SIGTERM stops every instance cleanly', async () => {
