@@ -338,6 +338,9 @@ export const zh: Record<keyof typeof en, string> = {
   'prices.perCall': '每次调用（美元）',
   'prices.addTool': '添加工具调用价格',
   'prices.longContext': '长上下文',
+  'prices.tier.input_per_mtok': '{tier}：输入，每百万 Token',
+  'prices.tier.cached_input_per_mtok': '{tier}：缓存输入，每百万 Token',
+  'prices.tier.output_per_mtok': '{tier}：输出，每百万 Token',
   'prices.threshold': '提示超过的 Token 数',
   'prices.hint': '留空的字段不收费。各项价格累加：请求按 Token 计费，另加每次请求的价格。',
 

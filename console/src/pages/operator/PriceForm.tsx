@@ -94,9 +94,10 @@ export function PriceForm({ model, pricing, askId, onSubmit }: { model?: string;
   const setImage = (i: number, patch: Partial<ImageRow>) => setImages((rows) => rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   const setTier = (i: number, patch: Partial<TierRow>) => setTiers((rows) => rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   const setTool = (i: number, patch: Partial<ToolRow>) => setTools((rows) => rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
-  const tierFields = (row: TierRow, onPrices: (prices: Record<TierField, string>) => void) =>
+  // labelled with the tier's name: each field's label is unique in the form
+  const tierFields = (label: string, row: TierRow, onPrices: (prices: Record<TierField, string>) => void) =>
     TIER_FIELDS.map((f) => (
-      <Field key={f} label={t(`prices.${f}`)} type="number" min={0} step="any" value={row.prices[f]} onValue={(v) => onPrices({ ...row.prices, [f]: v })} />
+      <Field key={f} label={t(`prices.tier.${f}`, { tier: label })} type="number" min={0} step="any" value={row.prices[f]} onValue={(v) => onPrices({ ...row.prices, [f]: v })} />
     ));
 
   return (
@@ -150,7 +151,7 @@ export function PriceForm({ model, pricing, askId, onSubmit }: { model?: string;
         {tiers.map((row, i) => (
           <div class="row image-row" key={`tier-${i}`}>
             <Field label={t('prices.tier')} value={row.tier} onValue={(tier) => setTier(i, { tier })} placeholder="priority" />
-            {tierFields(row, (prices) => setTier(i, { prices }))}
+            {tierFields(row.tier || t('prices.tier'), row, (prices) => setTier(i, { prices }))}
             <button type="button" class="button small danger" onClick={() => setTiers((rows) => rows.filter((_, j) => j !== i))}>
               {t('common.remove')}
             </button>
@@ -161,7 +162,7 @@ export function PriceForm({ model, pricing, askId, onSubmit }: { model?: string;
         </button>
         <div class="row image-row">
           <Field label={`${t('prices.longContext')}: ${t('prices.threshold')}`} type="number" min={1} step={1} value={longThreshold} onValue={setLongThreshold} placeholder="200000" />
-          {tierFields(long, (prices) => setLong({ ...long, prices }))}
+          {tierFields(t('prices.longContext'), long, (prices) => setLong({ ...long, prices }))}
         </div>
       </fieldset>
       <p class="hint">{t('prices.hint')}</p>
