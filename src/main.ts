@@ -1,6 +1,8 @@
 import { buildApp } from './app.ts';
 import { loadConfig } from './config/env.ts';
+import { checkRedis } from './config/check-redis.ts';
 import { startDemoIfWanted } from './config/demo.ts';
+import { exitOnStartupError } from './config/startup-error.ts';
 import { applyQuickStart, applyYamlConfig } from './config/startup.ts';
 import { closeGateway, createGateway } from './gateway.ts';
 import { closeApp } from './http/close-app.ts';
@@ -9,7 +11,9 @@ import { adapters } from './vendors/registry.ts';
 
 const config = loadConfig(process.env, Object.values(adapters).map((a) => a.manifest.envVar));
 const log = createLogger(config.logLevel);
-const gateway = await createGateway(config, log);
+// a database or Redis that cannot be reached is one line naming which and how to fix it, exit 1
+if (config.redisUrl) await checkRedis(config.redisUrl).catch(exitOnStartupError);
+const gateway = await createGateway(config, log).catch(exitOnStartupError);
 await applyYamlConfig(gateway);
 await applyQuickStart(gateway);
 const demo = await startDemoIfWanted(gateway);
