@@ -1,10 +1,14 @@
-import { parseBuffer, parseFile, type IAudioMetadata } from 'music-metadata';
+import type { IAudioMetadata } from 'music-metadata';
+
+/** The library (~70 modules, 20 MB of RSS) is loaded by the first media request, not at start-up. */
+const library = () => import('music-metadata');
 
 /**
  * Seconds of media, read by a media library: the container's headers, or a frame scan where the
  * format has none. null when the library cannot tell: the gateway never guesses a length.
  */
 export async function measureDuration(path: string): Promise<number | null> {
+  const { parseFile } = await library();
   try {
     return durationOf(await parseFile(path, { duration: true, skipCovers: true }));
   } catch {
@@ -14,6 +18,7 @@ export async function measureDuration(path: string): Promise<number | null> {
 
 /** The same for bytes in memory (a downloaded video), with the container type as a hint. */
 export async function measureBytes(bytes: Uint8Array, mimeType: string): Promise<number | null> {
+  const { parseBuffer } = await library();
   try {
     return durationOf(await parseBuffer(bytes, { mimeType, size: bytes.byteLength }, { duration: true, skipCovers: true }));
   } catch {
