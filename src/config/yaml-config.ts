@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
-import { parse } from 'yaml';
 import { ModelPutSchema, ProviderCreateSchema } from '../admin/schemas.ts';
 
 /**
@@ -58,6 +58,8 @@ export type YamlConfig = Static<typeof YamlSchema>;
 
 export function readYamlSettings(path: string, env: Record<string, string | undefined> = process.env): YamlConfig {
   const text = readFileSync(path, 'utf8');
+  // the YAML parser (~70 modules) only when there is a file to read, not at every start-up
+  const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
   const raw: unknown = interpolate(parse(text), env, path);
   if (!Value.Check(YamlSchema, raw)) {
     const problems = Value.Errors(YamlSchema, raw)
