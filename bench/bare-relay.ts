@@ -2,14 +2,14 @@
 // one undici keep-alive pool out, no parsing, auth, billing or logging. What the gateway costs
 // beyond this is the price of its features, not of Node's HTTP stacks.
 //
-//   node bench/bare-relay.ts <upstream origin> [port=0]    → prints {"port", "pid"} once listening
+//   node bench/bare-relay.ts <upstream origin> [port=0] [upstream connections=256]    → prints {"port", "pid"} once listening
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 
-const [upstream, portArg] = process.argv.slice(2);
+const [upstream, portArg, connectionsArg] = process.argv.slice(2);
 if (!upstream) throw new Error('usage: node bench/bare-relay.ts <upstream origin> [port]');
-const pool = new Pool(upstream, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
+const pool = new Pool(upstream, { connections: Number(connectionsArg ?? 256), pipelining: 1, keepAliveTimeout: 30_000 });
 
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];

@@ -1,5 +1,6 @@
 // The bench's report: its tables (gateway against direct, the bare relay, time to first byte) and
 // the issue's targets read against them, as printed by `npm run bench`.
+import { peakAt64, streamsWanted, type MemoryResults } from './memory.ts';
 import { errorCount, type CaseResult, type GcTotals, type Mode, type TtfbResult } from './results.ts';
 
 interface TargetCheck {
@@ -8,8 +9,11 @@ interface TargetCheck {
   met: boolean;
 }
 
-export function checkTargets(cases: CaseResult[], ttfb: TtfbResult[]): TargetCheck[] {
+export function checkTargets(cases: CaseResult[], ttfb: TtfbResult[], memory?: MemoryResults): TargetCheck[] {
   const checks: TargetCheck[] = [];
+  for (const row of memoryRows(cases, memory)) {
+    checks.push({ target: `${row.name} ≤ ${row.limit}`, measured: `${f(row.gateway, 0)} ${row.unit} (relay ${f(row.relay, 0)} ${row.unit}, ${f(row.gateway / row.relay, 1)}×)${row.note}`, met: row.met });
+  }
   const saturated = Math.max(...cases.map((c) => c.connections));
   for (const c of cases.filter((c) => c.connections === saturated)) {
     const limit = c.mode === 'json' ? 250 : 300;
@@ -27,6 +31,36 @@ export function checkTargets(cases: CaseResult[], ttfb: TtfbResult[]): TargetChe
     checks.push({ target: `added TTFB < 1 ms at p50 (${t.upstreamLatencyMs} ms upstream)`, measured: `${t.addedP50Ms.toFixed(3)} ms`, met: t.addedP50Ms < 1 });
   }
   return checks;
+}
+
+interface MemoryRow {
+  name: string;
+  unit: string;
+  gateway: number;
+  relay: number;
+  limit: string;
+  met: boolean;
+  note: string;
+}
+
+/** issue 21's memory and start-up figures, the gateway's beside the relay's */
+function memoryRows(cases: CaseResult[], memory: MemoryResults | undefined): MemoryRow[] {
+  const rows: MemoryRow[] = [];
+  const row = (name: string, unit: string, pair: { gateway: number; relay: number }, limit: number, note = ''): void => {
+    if (Number.isFinite(pair.gateway)) rows.push({ name, unit, ...pair, limit: `${limit} ${unit}`, met: pair.gateway <= limit && note === '', note });
+  };
+  if (memory) {
+    row('start-up to ready', 'ms', memory.startupMs, 1000);
+    row('idle RSS', 'MB', memory.idleRssMb, 120);
+  }
+  if (cases.some((c) => c.connections === 64)) row('peak RSS at 64 conn', 'MB', peakAt64(cases), 250);
+  if (memory) {
+    row('peak RSS at 1,000 conn (streamed, 50 ms upstream)', 'MB', memory.peakRssMb1000, 400);
+    const s = memory.streams;
+    const short = s.opened.gateway < streamsWanted ? ` — only ${s.opened.gateway} of ${streamsWanted} streams opened (relay ${s.opened.relay})` : '';
+    row(`RSS with ${s.requested.toLocaleString('en')} open streams`, 'MB', s.rssMb, 1023, short);
+  }
+  return rows;
 }
 
 export function modeName(mode: Mode): string {
@@ -54,8 +88,14 @@ function loadCell(run: { otherLoadCores: number; stealCores: number }): string {
   return `${f(100 * run.otherLoadCores, 0)}%${steal >= 1 ? ` (${steal})` : ''}`;
 }
 
-export function report(cases: CaseResult[], ttfb: TtfbResult[], checks: TargetCheck[]): string {
+export function report(cases: CaseResult[], ttfb: TtfbResult[], checks: TargetCheck[], memory?: MemoryResults): string {
   const out: string[] = [];
+  const memory_ = memoryRows(cases, memory);
+  if (memory_.length > 0) {
+    out.push('Memory and start-up (bench/memory.ts), gateway against the bare relay:');
+    out.push(table(['figure', 'unit', 'target', 'gateway', 'relay', 'ratio'], memory_.map((r) => [r.name, r.unit, r.limit, f(r.gateway, 0), f(r.relay, 0), `${f(r.gateway / r.relay, 1)}×`])));
+    out.push('');
+  }
   if (cases.length > 0) {
     out.push(
       table(

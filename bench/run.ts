@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { runCase } from './cases.ts';
 import { COMPANIONS, runCompanion, type CompanionOutcome } from './companions.ts';
 import { CLK_TCK } from './machine.ts';
+import { runMemory as measureMemory, type MemoryResults } from './memory.ts';
 import { requireTool, stop, stopAll } from './processes.ts';
 import { checkTargets, report } from './report.ts';
 import { errorCount, type CaseResult, type TtfbResult } from './results.ts';
@@ -52,6 +53,7 @@ import {
   RESULTS,
   runCases,
   runCompanions,
+  runMemory,
   runRelay,
   runTtfb,
   STREAM_CHUNKS,
@@ -85,6 +87,7 @@ async function main(): Promise<number> {
   const ttfb: TtfbResult[] = [];
   const sims: Simulator[] = [];
   const companions: CompanionOutcome[] = [];
+  let memory: MemoryResults | undefined;
   try {
     for (const latencyMs of latencies) {
       const sim = await startSimulator(latencyMs);
@@ -93,6 +96,7 @@ async function main(): Promise<number> {
         for (const connections of connectionsList) cases.push(await runCase(sim, latencyMs, mode, connections));
       }
       if (runTtfb) ttfb.push(await runTtfbCase(sim, latencyMs));
+      if (runMemory && latencyMs === Math.max(...latencies)) memory = await measureMemory(sim);
       await stop(sim.child);
     }
     for (const companion of runCompanions ? COMPANIONS : []) companions.push(await runCompanion(companion));
@@ -103,7 +107,7 @@ async function main(): Promise<number> {
     if (keepTmp) process.stderr.write(`bench: temporary files kept in ${tmp}\n`);
   }
 
-  const checks = checkTargets(cases, ttfb);
+  const checks = checkTargets(cases, ttfb, memory);
   const cpu = cpus()[0];
   const results = {
     date: startedAt.toISOString(),
@@ -134,6 +138,7 @@ async function main(): Promise<number> {
     elapsedS: Math.round((Date.now() - startedAt.getTime()) / 1000),
     cases,
     ttfb,
+    memory,
     companions: Object.fromEntries(companions.map((c) => [c.name, c.results])),
     targets: checks,
   };
@@ -143,7 +148,7 @@ async function main(): Promise<number> {
     `\nmodelgate benchmark — ${startedAt.toISOString()} — ${revision.ref} at ${revision.commit.slice(0, 12)}${revision.srcModified ? ' + uncommitted changes in src/' : ''} — ${cpus().length} cores (${cpu?.model ?? 'unknown'}), Node ${process.version}\n`,
   );
   process.stdout.write(`${quick ? 'QUICK run: ' : ''}${durationS} s per run after ${warmupS} s warm-up, wrk -t 1; latencies are wrk's (whole response)\n\n`);
-  process.stdout.write(`${report(cases, ttfb, checks)}\n`);
+  process.stdout.write(`${report(cases, ttfb, checks, memory)}\n`);
   for (const c of companions) process.stdout.write(`\n${c.name}:\n${c.table}`);
   const disturbed = cases.filter((c) => c.contended).length + ttfb.filter((t) => t.contended).length;
   if (disturbed > 0) {

@@ -15,11 +15,15 @@ export interface Simulator {
   chatUrl: string;
 }
 
-export async function startSimulator(latencyMs: number): Promise<Simulator> {
+/** `stream` slows the simulator's streams down (bench/memory.ts keeps thousands open) */
+export async function startSimulator(latencyMs: number, stream: { chunks: number; chunkDelayMs: number } = { chunks: STREAM_CHUNKS, chunkDelayMs: 0 }): Promise<Simulator> {
   const child = track(
     spawn(
       'taskset',
-      ['-c', LOAD_CORE, process.execPath, join(codeRoot, 'bench', 'simulator-process.ts'), '--latency-ms', String(latencyMs), '--stream-chunks', String(STREAM_CHUNKS), '--api-key', SIM_KEY],
+      [
+        ...['-c', LOAD_CORE, process.execPath, join(codeRoot, 'bench', 'simulator-process.ts'), '--latency-ms', String(latencyMs)],
+        ...['--stream-chunks', String(stream.chunks), '--chunk-delay-ms', String(stream.chunkDelayMs), '--api-key', SIM_KEY],
+      ],
       { cwd: ROOT, env: cleanEnv({}), stdio: ['ignore', 'pipe', 'inherit'] },
     ),
   );
@@ -31,19 +35,22 @@ export interface RelayProcess {
   child: ChildProcess;
   pid: number;
   chatUrl: string;
+  /** ms from the spawn to its listening line */
+  readyMs: number;
 }
 
 /** bench/bare-relay.ts on the gateway's core: what Node's HTTP server and client cost alone. */
-export async function startRelay(sim: Simulator): Promise<RelayProcess> {
+export async function startRelay(sim: Simulator, upstreamConnections = 256): Promise<RelayProcess> {
+  const spawnedAt = performance.now();
   const child = track(
-    spawn('taskset', ['-c', GATEWAY_CORE, process.execPath, join(codeRoot, 'bench', 'bare-relay.ts'), new URL(sim.baseUrl).origin], {
+    spawn('taskset', ['-c', GATEWAY_CORE, process.execPath, join(codeRoot, 'bench', 'bare-relay.ts'), new URL(sim.baseUrl).origin, '0', String(upstreamConnections)], {
       cwd: ROOT,
       env: cleanEnv({}),
       stdio: ['ignore', 'pipe', 'inherit'],
     }),
   );
   const { port } = JSON.parse(await firstLine(child, 'the bare relay')) as { port: number };
-  return { child, pid: child.pid!, chatUrl: `http://127.0.0.1:${port}/v1/chat/completions` };
+  return { child, pid: child.pid!, chatUrl: `http://127.0.0.1:${port}/v1/chat/completions`, readyMs: performance.now() - spawnedAt };
 }
 
 /**

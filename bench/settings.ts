@@ -17,6 +17,9 @@
 //   BENCH_COMPANIONS=0    skip the translated-path and realtime cases (bench/translated.ts and
 //                         bench/realtime.ts, run after the HTTP cases on the same code; their own
 //                         settings apply, a quick run uses short ones)
+//   BENCH_MEMORY=0        skip the memory and start-up cases (bench/memory.ts: start-up, idle RSS, peak
+//                         RSS at 1,000 connections, BENCH_STREAMS concurrent streams, default 10000,
+//                         1000 in a quick run, capped by BENCH_FD_LIMIT open files, default 20000)
 //   BENCH_QUIET_WAIT      seconds to wait for other processes to go quiet before each case (default 180)
 //   BENCH_OTHER_LOAD_LIMIT  cores other processes may use during a run before it counts as disturbed (0.15)
 //   BENCH_ATTEMPTS        measurements of a disturbed case (default 3; the least disturbed is kept)
@@ -63,6 +66,7 @@ export const keepTmp = process.env.BENCH_KEEP_TMP === '1';
 export const runRelay = process.env.BENCH_RELAY !== '0';
 export const runCases = process.env.BENCH_CASES !== '0';
 export const runCompanions = process.env.BENCH_COMPANIONS !== '0';
+export const runMemory = process.env.BENCH_MEMORY !== '0';
 /** a run during which other processes used this much CPU (in cores) counts as disturbed */
 export const otherLoadLimit = numberEnv('BENCH_OTHER_LOAD_LIMIT', 0.15);
 export const maxAttempts = Math.max(1, Math.floor(numberEnv('BENCH_ATTEMPTS', 3)));
