@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { KeyStore } from './auth/key-store.ts';
 import { Ledger } from './billing/ledger.ts';
@@ -126,7 +126,8 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
   setToolCallIdKey(config.toolIdSecret ?? (await secretsRepository(store.db).getOrCreate('tool-call-id-signing', () => randomBytes(32).toString('base64url'))));
   const metrics = createMetrics({ openReservations: () => ledger.openReservations, pendingWrites: () => sync.pendingWrites, flush: () => sync.health() });
   const realtime = new RealtimeSessions(config.realtime, metrics.registry, config.syncIntervalMs);
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
+  // the client (~45 modules) only when there is a Redis to talk to
+  const redis = config.redisUrl ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
   redis?.on('error', (err) => log.warn({ err: err.message }, 'redis error; rate limits fall back to this instance'));
   sharedHolds = redis ? new SharedHolds(redis, log, { seen: () => sync.seenSeq, ...(settlementLog && { instance: settlementLog.owner }) }) : undefined;
   const gateway: Gateway = {

@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import { reasonOf, StartupError, withoutPassword } from './startup-error.ts';
 
 /**
@@ -6,6 +5,7 @@ import { reasonOf, StartupError, withoutPassword } from './startup-error.ts';
  * rate limits and holds between instances, so an unreachable Redis stops the start with one line.
  */
 export async function checkRedis(url: string): Promise<void> {
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 5_000 });
   let first: unknown;
   redis.on('error', (error: unknown) => (first ??= error));

@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
-import pg from 'pg';
 import { reasonOf, StartupError } from '../config/startup-error.ts';
 import type { DialectName } from './dialect-name.ts';
 import { initialMigration } from './migrations/001-initial.ts';
@@ -25,9 +24,6 @@ export interface Store {
   describe: string;
   close(): Promise<void>;
 }
-
-// int8 (bigint) columns hold money and times; every value we store fits a JS number exactly.
-pg.types.setTypeParser(20, (value) => Number(value));
 
 /**
  * Opens `sqlite:<path>` (embedded; `sqlite::memory:` for tests) or `postgres://…`, and brings
@@ -56,6 +52,10 @@ function openSqlite(url: string) {
 }
 
 async function openPostgres(url: string) {
+  // the driver only when the database is PostgreSQL: an embedded gateway does not load it
+  const { default: pg } = await import('pg');
+  // int8 (bigint) columns hold money and times; every value we store fits a JS number exactly.
+  pg.types.setTypeParser(20, (value) => Number(value));
   if (!/^postgres(ql)?:\/\//.test(url)) throw new Error(`DATABASE_URL must start with sqlite: or postgres:// (got ${url.split(':')[0]}:…)`);
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema');
