@@ -6,6 +6,7 @@ import { adminAuth } from './http/admin-auth.ts';
 import { admitBeforeWork } from './http/admission.ts';
 import { authenticateWith } from './http/authenticate.ts';
 import { registerErrorDialect } from './http/error-envelope.ts';
+import { clientErrorHandler, frameworkErrors } from './http/client-errors.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { registerJsonBodyParser } from './http/json-body.ts';
 import { correlationIdOf } from './http/request-context.ts';
@@ -51,6 +52,9 @@ export async function buildApp(gateway: Gateway): Promise<FastifyInstance> {
     keepAliveTimeout: 65_000,
     // slow clients: headers and the whole request within their timeouts, silent sockets closed
     ...serverTimeoutOptions(gateway.config.server),
+    // what Fastify and Node's parser refuse before any route runs, in the gateway's envelope
+    frameworkErrors,
+    clientErrorHandler,
   });
   closeSilentConnections(app.server, gateway.config.server.headersTimeoutMs);
   app.setValidatorCompiler(validatorCompiler());
