@@ -142,8 +142,10 @@ export async function fuzz(world: World, options: FuzzOptions): Promise<FuzzRepo
   const started = Date.now();
   // the price book is read once, before requests run concurrently
   for (const model of [...CHAT_MODELS, ...EMBEDDING_MODELS, 'gpt-3.5-turbo-instruct']) await expectedCostNano(world.tg, model, { prompt: 1, completion: 1 });
-  const rssBaseline = residentAfterGc();
-  const heapBaseline = process.memoryUsage().heapUsed;
+  // taken at the first measurement (batch 8), not here: the gateway starts threads and fills caches
+  // lazily on first use (the off-loop tokenizer alone is ~95 MB), which is a fixed cost, not growth
+  let rssBaseline: number | undefined;
+  let heapBaseline = 0;
   let deadLettersBefore = (await readiness(world)).flush?.dead_letters ?? 0;
   let batches = 0;
   const delay = monitorEventLoopDelay({ resolution: 10 });
@@ -215,11 +217,16 @@ export async function fuzz(world: World, options: FuzzOptions): Promise<FuzzRepo
     // a full collection costs ~100 ms: resident memory is measured every 8th batch
     if (++batches % 8 === 0) {
       delay.disable();
-      const growth = residentAfterGc() - rssBaseline;
+      const resident = residentAfterGc();
+      if (rssBaseline === undefined) {
+        rssBaseline = resident;
+        heapBaseline = process.memoryUsage().heapUsed;
+      }
+      const growth = resident - rssBaseline;
       delay.enable();
       report.rssGrowthMB = Math.max(report.rssGrowthMB, Math.round(growth / 1048576));
       report.heapGrowthMB = Math.max(report.heapGrowthMB, Math.round((process.memoryUsage().heapUsed - heapBaseline) / 1048576));
-      if (growth > rssBound) batchRule('RSS growth bounded', `${Math.round(growth / 1048576)} MB over the start, after a full collection`);
+      if (growth > rssBound) batchRule('RSS growth bounded', `${Math.round(growth / 1048576)} MB over the 8th batch (after warm-up), after a full collection`);
     }
     world.forgetRecordings();
     world.errors.length = 0;
@@ -272,5 +279,5 @@ export function summary(r: FuzzReport): string {
   const statuses = Object.entries(r.statuses)
     .map(([s, n]) => `${s}×${n}`)
     .join(' ');
-  return `seed ${r.seed}: ${r.requests} requests + ${r.sessions} realtime sessions in ${(r.durationMs / 1000).toFixed(1)} s; 5xx ${r.fiveXx}; max event-loop delay ${r.maxEventLoopDelayMs} ms; RSS growth ${r.rssGrowthMB} MB (heap ${r.heapGrowthMB} MB) after GC; flush: ${r.flush}; statuses ${statuses}`;
+  return `seed ${r.seed}: ${r.requests} requests + ${r.sessions} realtime sessions in ${(r.durationMs / 1000).toFixed(1)} s; 5xx ${r.fiveXx}; max event-loop delay ${r.maxEventLoopDelayMs} ms; RSS growth after warm-up ${r.rssGrowthMB} MB (heap ${r.heapGrowthMB} MB) after GC; flush: ${r.flush}; statuses ${statuses}`;
 }

@@ -186,9 +186,10 @@ describe('image output (modality "image")', () => {
   test('asked with responseModalities TEXT and IMAGE; the modality field never goes upstream', () => {
     const { body, warnings } = convertRequest(call({ modality: 'image' }), 'gemini-2.5-flash-image');
     assert.deepEqual(warnings, []);
-    assert.deepEqual(body.generationConfig, { responseModalities: ['TEXT', 'IMAGE'] });
+    // the output cap the call was reserved for always goes upstream (issue 18: no answer past the hold)
+    assert.deepEqual(body.generationConfig, { maxOutputTokens: 4096, responseModalities: ['TEXT', 'IMAGE'] });
     assert.ok(!JSON.stringify(body).includes('modality"'));
-    assert.equal(convertRequest(call({ modality: 'text' }), 'm').body.generationConfig, undefined);
+    assert.deepEqual(convertRequest(call({ modality: 'text' }), 'm').body.generationConfig, { maxOutputTokens: 4096 });
   });
 
   test('inlineData image parts become message.images data URLs; thought drafts and other media are left out', () => {
