@@ -1,35 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import pino from 'pino';
 import { SharedHolds } from '../../src/billing/shared-holds.ts';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { REDIS_URL, startGatewayPair, type GatewayPair } from '../helpers/gateway-pair.ts';
 
-const PG = 'postgres://postgres@127.0.0.1:5432/test';
-const REDIS = 'redis://127.0.0.1:6379';
-const schema = `mi_${process.pid}_${Date.now()}`;
 let a: TestGateway;
 let b: TestGateway;
 let redis: Redis;
+let pair: GatewayPair;
 
 before(async () => {
-  const url = `${PG}?schema=${schema}`;
   // a slow upstream keeps every request in flight at once, so all reservations overlap
-  a = await startTestGateway({ databaseUrl: url, env: { REDIS_URL: REDIS }, simulator: { latencyMs: 1500 } });
-  b = await startTestGateway({ databaseUrl: url, env: { REDIS_URL: REDIS }, simulator: false });
-  redis = new Redis(REDIS);
+  pair = await startGatewayPair('mi', { simulator: { latencyMs: 1500 } });
+  ({ a, b, redis } = pair);
 });
 
-after(async () => {
-  await b.close();
-  await a.close();
-  redis.disconnect();
-  const client = new pg.Client({ connectionString: PG });
-  await client.connect();
-  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await client.end();
-});
+after(() => pair.close());
 
 async function chat(gateway: TestGateway, key: string): Promise<number> {
   const res = await fetch(`${gateway.baseURL}/chat/completions`, {
@@ -63,7 +51,7 @@ test('two instances sharing Redis cannot together reserve more than the balance'
 
 test('the holds of an instance that stopped heartbeating are ignored', async () => {
   const log = pino({ level: 'silent' });
-  const connections = [new Redis(REDIS), new Redis(REDIS)];
+  const connections = [new Redis(REDIS_URL), new Redis(REDIS_URL)];
   const crashed = new SharedHolds(connections[0]!, log);
   const alive = new SharedHolds(connections[1]!, log);
   const account = `acct_crash_${Date.now()}`;
@@ -87,7 +75,7 @@ test('a per-key rpm limit is shared by the instances through Redis', async () =>
 
 test('a settled hold stays counted by the other instances until their store shows the charge', async () => {
   const log = pino({ level: 'silent' });
-  const connections = [new Redis(REDIS), new Redis(REDIS)];
+  const connections = [new Redis(REDIS_URL), new Redis(REDIS_URL)];
   let seenA = 10;
   let seenB = 10;
   const first = new SharedHolds(connections[0]!, log, { seen: () => seenA });
@@ -123,7 +111,7 @@ test('a settled hold stays counted by the other instances until their store show
 
 test('a job hold outlives its instance until another takes the job over, and is settled once', async () => {
   const log = pino({ level: 'silent' });
-  const connections = [new Redis(REDIS), new Redis(REDIS)];
+  const connections = [new Redis(REDIS_URL), new Redis(REDIS_URL)];
   const crashed = new SharedHolds(connections[0]!, log);
   const survivor = new SharedHolds(connections[1]!, log);
   const account = `acct_job_${Date.now()}`;
@@ -145,7 +133,7 @@ test('a job hold outlives its instance until another takes the job over, and is 
 
 test('extend grows a hold only when the balance covers the new amount', async () => {
   const log = pino({ level: 'silent' });
-  const connection = new Redis(REDIS);
+  const connection = new Redis(REDIS_URL);
   const holds = new SharedHolds(connection, log);
   const account = `acct_extend_${Date.now()}`;
   await new Promise((resolve) => setImmediate(resolve));

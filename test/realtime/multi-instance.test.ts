@@ -2,35 +2,22 @@
 // so sessions of one account on different instances cannot together overspend.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Redis } from 'ioredis';
-import pg from 'pg';
+import type { Redis } from 'ioredis';
 import { DEFAULT_MODELS, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { PG_URL } from '../helpers/databases.ts';
+import { startGatewayPair, type GatewayPair } from '../helpers/gateway-pair.ts';
 import { expectRefusal, GPT_REALTIME, noSessions, priceOf, rawSession, realtimeUrl, REALTIME_MODELS, textTurn } from '../helpers/realtime.ts';
 
-const REDIS = 'redis://127.0.0.1:6379';
-const schema = `rt_mi_${process.pid}_${Date.now()}`;
 let a: TestGateway;
 let b: TestGateway;
 let redis: Redis;
+let pair: GatewayPair;
 
 before(async () => {
-  const url = `${PG_URL}?schema=${schema}`;
-  const models = [...DEFAULT_MODELS, ...REALTIME_MODELS];
-  a = await startTestGateway({ databaseUrl: url, env: { REDIS_URL: REDIS }, models });
-  b = await startTestGateway({ databaseUrl: url, env: { REDIS_URL: REDIS }, simulator: false });
-  redis = new Redis(REDIS);
+  pair = await startGatewayPair('rt_mi', { models: [...DEFAULT_MODELS, ...REALTIME_MODELS] });
+  ({ a, b, redis } = pair);
 });
 
-after(async () => {
-  await b.close();
-  await a.close();
-  redis.disconnect();
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await client.end();
-});
+after(() => pair.close());
 
 /** the shared holds of an account, as Redis has them (each check is a round trip, not a timer) */
 async function sharedHolds(accountId: string, count: number): Promise<void> {
