@@ -27,11 +27,27 @@ export interface UpstreamResponse {
 /** A transport-level failure: nothing came back, or the connection broke before headers. */
 export class UpstreamTransportError extends Error {
   readonly kind: 'connect' | 'timeout' | 'network';
-  constructor(kind: 'connect' | 'timeout' | 'network', message: string) {
+  /** the socket error's code, when there was one */
+  readonly code: string;
+  constructor(kind: 'connect' | 'timeout' | 'network', message: string, code = '') {
     super(message);
     this.name = 'UpstreamTransportError';
     this.kind = kind;
+    this.code = code;
   }
+}
+
+/** Socket errors of a kept-alive connection the upstream closed as the request went out. */
+const CLOSED_UNDER_US = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+export interface UpstreamRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string | Uint8Array | AsyncIterable<Uint8Array>;
+  signal: AbortSignal;
+  /** a longer wait for response headers than the provider's (slow operations such as images) */
+  firstByteMs?: number;
 }
 
 interface PoolEntry {
@@ -53,18 +69,19 @@ export class UpstreamClient {
    * Uses undici's dispatch with a small handler rather than `request()`, whose Readable body and
    * async-resource bookkeeping were the largest part of the relay's cost.
    */
-  send(
-    target: UpstreamTarget,
-    request: {
-      method: string;
-      path: string;
-      headers: Record<string, string>;
-      body?: string | Uint8Array | AsyncIterable<Uint8Array>;
-      signal: AbortSignal;
-      /** a longer wait for response headers than the provider's (slow operations such as images) */
-      firstByteMs?: number;
-    },
-  ): Promise<UpstreamResponse> {
+  send(target: UpstreamTarget, request: UpstreamRequest): Promise<UpstreamResponse> {
+    const sent = this.dispatch(target, request);
+    if (typeof request.body === 'object' && !(request.body instanceof Uint8Array)) return sent;
+    // An upstream closes an idle keep-alive connection on its own clock: a request that went out on
+    // it just then fails before any answer, almost always unread by the vendor. Sent once more,
+    // on a fresh connection (a streamed upload cannot be replayed, and fails over instead).
+    return sent.catch((error: unknown) => {
+      if (!(error instanceof UpstreamTransportError) || !CLOSED_UNDER_US.has(error.code) || request.signal.aborted) throw error;
+      return this.dispatch(target, request);
+    });
+  }
+
+  private dispatch(target: UpstreamTarget, request: UpstreamRequest): Promise<UpstreamResponse> {
     return new Promise((resolve, reject) => {
       const entry = this.poolFor(target);
       const { signal } = request;
@@ -172,5 +189,5 @@ export function classify(error: unknown): Error {
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') {
     return new UpstreamTransportError('connect', `cannot connect (${code})`);
   }
-  return new UpstreamTransportError('network', `upstream connection failed${code ? ` (${code})` : ''}`);
+  return new UpstreamTransportError('network', `upstream connection failed${code ? ` (${code})` : ''}`, code);
 }
