@@ -10,11 +10,14 @@ import { messagesErrorEvent } from './messages-error.ts';
 /**
  * Relays a native messages stream to a messages client event by event, `event:` lines kept.
  * Only `message_start` and `message_delta` are parsed (usage, read on the side; the model id
- * renamed back when the provider maps it); `error` stops the stream; `message_stop` ends it.
+ * renamed back when the provider maps it); `error` stops the stream; `message_stop` ends it, and
+ * is written as the trailer: after the call's charge is settled, never before (a process killed in
+ * between would have delivered a whole answer unbilled).
  */
 export class AnthropicPassthroughRelay implements StreamRelay {
   private usage: JsonObject | undefined;
   private done = false;
+  private stop = '';
   private readonly deltas: string[] = [];
   private readonly renameFrom: string | null;
   private readonly renameTo: string;
@@ -41,7 +44,8 @@ export class AnthropicPassthroughRelay implements StreamRelay {
         break;
       case 'message_stop':
         this.done = true;
-        break;
+        this.stop = event.event === undefined ? sseData(data) : sseNamed(event.event, data);
+        return '';
       case 'error':
         this.failed = inBandError(asObject(parseJson(data)) ?? {});
         return '';
@@ -51,7 +55,7 @@ export class AnthropicPassthroughRelay implements StreamRelay {
   }
 
   end(): StreamOutcome {
-    return { complete: this.done, usage: messagesUsage(this.usage), trailer: '' };
+    return { complete: this.done, usage: messagesUsage(this.usage), trailer: this.stop };
   }
 
   errorEvent(error: GatewayError): string {
