@@ -37,6 +37,14 @@ export class UpstreamTransportError extends Error {
   }
 }
 
+/**
+ * Text, bytes, or an iterable that is not its own iterator (each `for await` starts afresh, as
+ * multipart bodies do); a generator or a stream can be read once only.
+ */
+function replayable(body: UpstreamRequest['body']): boolean {
+  return body === undefined || typeof body === 'string' || body instanceof Uint8Array || !('next' in body);
+}
+
 /** Socket errors of a kept-alive connection the upstream closed as the request went out. */
 const CLOSED_UNDER_US = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 
@@ -71,10 +79,10 @@ export class UpstreamClient {
    */
   send(target: UpstreamTarget, request: UpstreamRequest): Promise<UpstreamResponse> {
     const sent = this.dispatch(target, request);
-    if (typeof request.body === 'object' && !(request.body instanceof Uint8Array)) return sent;
+    if (!replayable(request.body)) return sent;
     // An upstream closes an idle keep-alive connection on its own clock: a request that went out on
     // it just then fails before any answer, almost always unread by the vendor. Sent once more,
-    // on a fresh connection (a streamed upload cannot be replayed, and fails over instead).
+    // on a fresh connection (a body that can be read only once fails over instead).
     return sent.catch((error: unknown) => {
       if (!(error instanceof UpstreamTransportError) || !CLOSED_UNDER_US.has(error.code) || request.signal.aborted) throw error;
       return this.dispatch(target, request);

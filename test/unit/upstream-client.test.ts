@@ -55,7 +55,24 @@ test('only once: a second close is the failure it is', async () => {
   await client.close();
 });
 
-test('a streamed body cannot be replayed: not sent again', async () => {
+test('an iterable body that starts afresh (a multipart upload): sent again whole', async () => {
+  const client = new UpstreamClient();
+  seen.requests = 0;
+  seen.dropNext = 1;
+  const upload = {
+    async *[Symbol.asyncIterator]() {
+      yield new TextEncoder().encode('{"model":');
+      yield new TextEncoder().encode('"m"}');
+    },
+  };
+  const response = await post(client, upload);
+  assert.equal(response.status, 200);
+  assert.equal(seen.requests, 2);
+  await response.body.readAll();
+  await client.close();
+});
+
+test('a body that can be read once (a generator) is not sent again', async () => {
   const client = new UpstreamClient();
   seen.requests = 0;
   seen.dropNext = 1;

@@ -6,7 +6,10 @@ export interface MultipartBody {
   contentType: string;
   /** exact byte length, so the upstream gets a Content-Length instead of a chunked body */
   length: number;
-  /** a fresh stream of the whole body; files are read from disk as it is consumed */
+  /**
+   * The whole body, read from disk as it is consumed; each iteration starts afresh (an iterable,
+   * not an iterator), so a request that must be sent again can be.
+   */
   body: AsyncIterable<Uint8Array>;
 }
 
@@ -32,7 +35,7 @@ export function multipartBody(fields: ReadonlyArray<readonly [string, string]>, 
   const length =
     head.reduce((n, b) => n + b.length, 0) + fileHeads.reduce((n, b, i) => n + b.length + sizeOf(files[i]!) + crlf.length, 0) + closing.length;
 
-  async function* body(): AsyncIterable<Uint8Array> {
+  async function* body(): AsyncGenerator<Uint8Array> {
     for (const part of head) yield part;
     for (const [i, file] of files.entries()) {
       yield fileHeads[i]!;
@@ -42,5 +45,5 @@ export function multipartBody(fields: ReadonlyArray<readonly [string, string]>, 
     }
     yield closing;
   }
-  return { contentType: `multipart/form-data; boundary=${boundary}`, length, body: body() };
+  return { contentType: `multipart/form-data; boundary=${boundary}`, length, body: { [Symbol.asyncIterator]: body } };
 }
