@@ -46,6 +46,9 @@ describe('OpenAI chat: service tier, web search, audio output', () => {
     await expect400(client(c).chat.completions.create({ model: 'gpt-4o-mini', messages, web_search_options: {} }), 'web_search_options');
     await expect400(client(c).chat.completions.create({ model: 'gpt-4o-mini', messages, modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } }), 'modalities');
     await expect400(client(c).chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true, service_tier: 'scale' as 'flex' }), 'service_tier');
+    // audio in the prompt is billed at the audio input price: none here
+    const spoken = [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'listen' }, { type: 'input_audio' as const, input_audio: { data: 'UklGRgAAAABXQVZF', format: 'wav' as const } }] }];
+    await expect400(client(c).chat.completions.create({ model: 'gpt-4o-mini', messages: spoken }), 'messages[0].content[1]');
     assert.equal(chats().length, 0, 'no request reached the vendor');
     assert.equal(tg.balanceNano(c.accountId), START);
     await tg.assertBillingInvariants(c.accountId);
@@ -104,6 +107,24 @@ describe('OpenAI chat: service tier, web search, audio output', () => {
     assert.equal(START - tg.balanceNano(c.accountId), usage.prompt_tokens * perToken(2.5) + text * perToken(10) + audio * perToken(80));
     await tg.assertBillingInvariants(c.accountId);
   });
+});
+
+test('audio in the prompt on a model with an audio input price: accepted and charged', async () => {
+  const tg = await startTestGateway({ models: ['gpt-4o-audio-preview'] });
+  try {
+    const c = await tg.customer(CREDIT);
+    const client = new OpenAI({ apiKey: c.key, baseURL: tg.baseURL, maxRetries: 0 });
+    const reply = await client.chat.completions.create({
+      model: 'gpt-4o-audio-preview',
+      max_tokens: 16,
+      messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'UklGRgAAAABXQVZF', format: 'wav' } }] }],
+    });
+    assert.ok(reply.choices[0]?.message, 'answered');
+    assert.ok(tg.balanceNano(c.accountId) < START, 'charged');
+    await tg.assertBillingInvariants(c.accountId);
+  } finally {
+    await tg.close();
+  }
 });
 
 describe('native messages: server tools, betas, service tier', () => {

@@ -5,7 +5,8 @@ import { paidServiceTier, requireAudioPrice, requireToolPrice, type PaidEstimate
  * The chat request's features that cost more than its tokens, each refused with a 400 naming
  * the field unless the model prices it: a paid `service_tier` (flex, priority…), web search
  * (`web_search_options`, one search per request), audio output (`modalities` with "audio", or
- * `audio`). What is accepted is reserved for (undefined: nothing beyond the tokens).
+ * `audio`), audio in the prompt (`input_audio` parts). What is accepted is reserved for
+ * (undefined: nothing beyond the tokens).
  */
 export function paidChatFeatures(body: Record<string, unknown>, model: CatalogueModel): PaidEstimate | undefined {
   let paid: PaidEstimate | undefined;
@@ -15,10 +16,27 @@ export function paidChatFeatures(body: Record<string, unknown>, model: Catalogue
     requireToolPrice(model, 'web_search', 'web_search_options');
     (paid ??= {}).toolCalls = { web_search: 1 };
   }
+  const audioPart = firstAudioPart(body.messages);
+  if (audioPart !== undefined) {
+    requireAudioPrice(model, 'input', audioPart);
+    (paid ??= {}).audioInput = true;
+  }
   const audioParam = Array.isArray(body.modalities) && body.modalities.includes('audio') ? 'modalities' : body.audio != null ? 'audio' : undefined;
   if (audioParam !== undefined) {
     requireAudioPrice(model, 'output', audioParam);
     (paid ??= {}).audioOutput = true;
   }
   return paid;
+}
+
+/** The path of the prompt's first `input_audio` part (the field a refusal names), if any. */
+function firstAudioPart(messages: unknown): string | undefined {
+  if (!Array.isArray(messages)) return undefined;
+  for (const [i, message] of messages.entries()) {
+    const content = (message as { content?: unknown }).content;
+    if (!Array.isArray(content)) continue;
+    const j = content.findIndex((part) => (part as { type?: unknown }).type === 'input_audio');
+    if (j >= 0) return `messages[${i}].content[${j}]`;
+  }
+  return undefined;
 }
