@@ -151,7 +151,7 @@ export interface IrUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number };
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number; audio_tokens?: number };
   completion_tokens_details?: { reasoning_tokens?: number };
 }
 

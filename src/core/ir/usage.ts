@@ -12,11 +12,12 @@ export function usageFromIr(usage: IrUsage): Usage {
     cacheWriteTokens: count(usage.prompt_tokens_details?.cache_write_tokens),
     reasoningTokens: count(usage.completion_tokens_details?.reasoning_tokens),
     units: 0,
+    ...(count(usage.prompt_tokens_details?.audio_tokens) > 0 && { audioInputTokens: count(usage.prompt_tokens_details?.audio_tokens) }),
   };
 }
 
 /** Builds IR usage from its parts; the details appear only when they say something. */
-export function irUsage(parts: { prompt: number; completion: number; cached?: number; cacheWrite?: number; reasoning?: number; total?: number }): IrUsage {
+export function irUsage(parts: { prompt: number; completion: number; cached?: number; cacheWrite?: number; reasoning?: number; total?: number; audioInput?: number }): IrUsage {
   const usage: IrUsage = {
     prompt_tokens: parts.prompt,
     completion_tokens: parts.completion,
@@ -25,5 +26,6 @@ export function irUsage(parts: { prompt: number; completion: number; cached?: nu
     completion_tokens_details: { reasoning_tokens: parts.reasoning ?? 0 },
   };
   if (parts.cacheWrite) usage.prompt_tokens_details!.cache_write_tokens = parts.cacheWrite;
+  if (parts.audioInput) usage.prompt_tokens_details!.audio_tokens = parts.audioInput;
   return usage;
 }
