@@ -128,7 +128,8 @@ export class HealthMonitor {
   /** Did this instance win the slot? Redis unreachable: yes (probing twice beats not probing). */
   private async lease(redis: Redis, providerId: string, slot: number): Promise<boolean> {
     try {
-      return (await redis.set(leaseKey(providerId, slot), this.instance, 'PX', 2 * this.options.intervalMs, 'NX')) === 'OK';
+      // kept well past the slot: an instance whose timer fired late (a busy machine) must still find it taken
+      return (await redis.set(leaseKey(providerId, slot), this.instance, 'PX', Math.max(2 * this.options.intervalMs, 60_000), 'NX')) === 'OK';
     } catch {
       return true;
     }
