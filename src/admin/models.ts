@@ -1,4 +1,4 @@
-import type { CatalogueModel } from '../catalogue/catalogue.ts';
+import type { CatalogueModel } from '../core/contracts/catalogue-model.ts';
 import type { Gateway } from '../gateway.ts';
 import type { ModelPut } from './schemas.ts';
 

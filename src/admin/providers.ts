@@ -2,8 +2,7 @@ import { GatewayError, invalidRequest, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import type { Gateway } from '../gateway.ts';
 import type { ProviderRecord } from '../store/repositories/providers.ts';
-import { normalizeBaseUrl } from '../vendors/base-url.ts';
-import { adapterFor, familyNames } from '../vendors/registry.ts';
+import { adapterFor, familyNames, providerBaseUrl } from '../vendors/registry.ts';
 import type { ProviderCreate, ProviderPatchBody } from './schemas.ts';
 
 export function providerView(gateway: Gateway, record: ProviderRecord) {
@@ -12,7 +11,8 @@ export function providerView(gateway: Gateway, record: ProviderRecord) {
     id: record.id,
     name: record.name,
     type: record.type,
-    base_url: record.baseUrl,
+    // rows saved before base URLs were normalised are shown healed
+    base_url: providerBaseUrl(record.type, record.baseUrl),
     // the upstream key is write-only: only its last characters identify it
     api_key_preview: record.apiKey ? `…${record.apiKey.slice(-4)}` : '',
     models: record.models,
@@ -51,7 +51,7 @@ export async function createProvider(gateway: Gateway, body: ProviderCreate, ext
     id: newId('prov'),
     name: body.name,
     type: body.type,
-    baseUrl: normalizeBaseUrl(body.type, body.base_url),
+    baseUrl: providerBaseUrl(body.type, body.base_url),
     apiKey: body.api_key,
     models: [...new Set(body.models)],
     modelMap: body.model_map ?? {},
@@ -73,7 +73,7 @@ export async function updateProvider(gateway: Gateway, id: string, body: Provide
     ...(body.name !== undefined && { name: body.name }),
     ...(body.type !== undefined && { type: body.type }),
     // a new type or a new URL: the URL in the form the (new) family's adapter appends paths to
-    ...((body.base_url !== undefined || body.type !== undefined) && { baseUrl: normalizeBaseUrl(body.type ?? current.type, body.base_url ?? current.baseUrl) }),
+    ...((body.base_url !== undefined || body.type !== undefined) && { baseUrl: providerBaseUrl(body.type ?? current.type, body.base_url ?? current.baseUrl) }),
     ...(body.api_key !== undefined && { apiKey: body.api_key }),
     ...(body.models !== undefined && { models: [...new Set(body.models)] }),
     ...(body.model_map !== undefined && { modelMap: body.model_map }),

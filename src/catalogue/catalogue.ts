@@ -1,21 +1,7 @@
 import type { ModelOverrideRecord } from '../store/repositories/model-overrides.ts';
-import type { KnownModel, ModelKind, ProviderAdapter } from '../vendors/types.ts';
-import { FREE, toPricing, type Pricing, type PricingUsd } from './pricing.ts';
-
-export interface CatalogueModel {
-  id: string;
-  kind: ModelKind | null;
-  /** the family whose manifest names this model, if any */
-  family: string | null;
-  ownedBy: string;
-  capabilities: Record<string, unknown>;
-  pricingUsd: PricingUsd | null;
-  pricing: Pricing;
-  priced: boolean;
-  pricingSource: 'default' | 'override' | 'none';
-  /** the most output tokens one answer may have (`max_output_tokens` capability override, else the manifest's), when known */
-  maxOutputTokens: number | null;
-}
+import type { KnownModel, ModelKind, ProviderAdapter } from '../core/contracts/provider-adapter.ts';
+import type { CatalogueModel } from '../core/contracts/catalogue-model.ts';
+import { FREE, toPricing, type Pricing, type PricingUsd } from '../core/pricing.ts';
 
 /**
  * Every model the gateway knows: the vendor manifests' well-known models with default prices,

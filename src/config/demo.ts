@@ -4,7 +4,7 @@ import { createProvider, listProviders, updateProvider } from '../admin/provider
 import { newRequestId } from '../core/ids.ts';
 import type { Gateway } from '../gateway.ts';
 import { adapters } from '../vendors/registry.ts';
-import type { SimulatorHandle } from '../vendors/types.ts';
+import type { SimulatorHandle } from '../core/contracts/provider-adapter.ts';
 
 export interface DemoMode {
   key: string;

@@ -1,12 +1,12 @@
 import type { Hold } from '../billing/ledger.ts';
 import type { SharedHold } from '../billing/shared-holds.ts';
-import { priceOf } from '../catalogue/pricing.ts';
+import { priceOf } from '../core/pricing.ts';
 import type { VideoPoll } from '../core/ir/media.ts';
 import { emptyUsage } from '../core/usage.ts';
 import type { Gateway } from '../gateway.ts';
 import { measureBytes } from '../media/audio-duration.ts';
 import { authHeaders } from '../pipeline/auth-headers.ts';
-import type { JobRef, UpstreamRequest, VideoCodec } from '../pipeline/codec.ts';
+import type { JobRef, UpstreamRequest, VideoCodec } from '../core/contracts/vendor-codec.ts';
 import type { ProviderRuntime } from '../pipeline/router.ts';
 import type { VideoJobRow } from '../store/schema.ts';
 

@@ -1,4 +1,4 @@
-import type { AuthScheme } from '../vendors/types.ts';
+import type { AuthScheme } from '../core/contracts/provider-adapter.ts';
 
 /** The upstream credential in the header the family expects. */
 export function authHeaders(scheme: AuthScheme, apiKey: string): Record<string, string> {

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { BYTE_BOUND_CHARS, byteBound, countTextTokens, tokenizerUse, type TextCounter } from './token-counter.ts';
+import { BYTE_BOUND_CHARS, byteBound, countTextTokens, tokenizerUse, type TextCounter } from '../core/tokens/token-counter.ts';
 
 /**
  * A body smaller than this is counted on the event loop, as it always was: at most ~16 ms of

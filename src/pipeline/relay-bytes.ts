@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { ByteStream } from './codec.ts';
+import type { ByteStream } from '../core/contracts/vendor-codec.ts';
 import { settleCall } from './settle-call.ts';
 import { transportFailure, type AttemptResult, type AttemptScope, type UpstreamBodyStream } from './relay-sse.ts';
 

@@ -1,6 +1,6 @@
 import type { ProviderRecord } from '../store/repositories/providers.ts';
-import { adapterFor } from '../vendors/registry.ts';
-import type { ProviderAdapter } from '../vendors/types.ts';
+import { adapterFor, providerBaseUrl } from '../vendors/registry.ts';
+import type { ProviderAdapter } from '../core/contracts/provider-adapter.ts';
 import { CircuitBreaker, type BreakerOptions } from './circuit-breaker.ts';
 import type { Timeouts, UpstreamTarget } from './upstream-client.ts';
 
@@ -57,14 +57,16 @@ export class Router {
       }
     } else {
       const s = record.settings;
+      // rows saved before base URLs were normalised heal as they load
+      const baseUrl = providerBaseUrl(record.type, record.baseUrl);
       this.providers.set(record.id, {
-        record,
+        record: { ...record, baseUrl },
         adapter,
         // health survives edits of the same provider
         breaker: previous?.breaker ?? new CircuitBreaker(this.options.breaker),
         upstream: {
           poolKey: record.id,
-          baseUrl: record.baseUrl,
+          baseUrl,
           maxConnections: s.max_connections ?? this.options.maxConnections,
           timeouts: {
             connectMs: s.connect_timeout_ms ?? this.options.timeouts.connectMs,

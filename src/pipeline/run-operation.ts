@@ -2,19 +2,19 @@ import type { FastifyReply } from 'fastify';
 import type { Principal } from '../auth/key-store.ts';
 import type { Hold } from '../billing/ledger.ts';
 import type { SharedHold } from '../billing/shared-holds.ts';
-import { paidUsageBound, type PaidEstimate } from '../catalogue/paid-features.ts';
-import { priceOf, type Meter, type Pricing } from '../catalogue/pricing.ts';
+import { paidUsageBound, type PaidEstimate } from '../core/paid-features.ts';
+import { priceOf, type Meter, type Pricing } from '../core/pricing.ts';
 import { GatewayError, modelNotFound, serverError, upstreamUnavailable } from '../core/errors.ts';
 import { emptyUsage } from '../core/usage.ts';
 import type { Gateway } from '../gateway.ts';
 import { authHeaders } from './auth-headers.ts';
-import type { DecodedResponse, OperationCodec, TargetInfo } from './codec.ts';
+import type { DecodedResponse, OperationCodec, TargetInfo } from '../core/contracts/vendor-codec.ts';
 import { relayBytes } from './relay-bytes.ts';
 import { ClientGone, relayStream, transportFailure, type AttemptResult, type AttemptScope } from './relay-sse.ts';
 import { recordRequest, type RequestOutcome } from './request-record.ts';
 import type { Candidate, OperationName } from './router.ts';
 import { settleCall, type CallHolds } from './settle-call.ts';
-import { countTextTokens } from './token-counter.ts';
+import { countTextTokens } from '../core/tokens/token-counter.ts';
 import type { UpstreamResponse } from './upstream-client.ts';
 
 export interface OperationRequest<Call, Result = never> {

@@ -1,6 +1,6 @@
 import type { Hold } from '../billing/ledger.ts';
 import type { SharedHold } from '../billing/shared-holds.ts';
-import { priceOf, type Pricing } from '../catalogue/pricing.ts';
+import { priceOf, type Pricing } from '../core/pricing.ts';
 import type { Gateway } from '../gateway.ts';
 import { usageRowOf, type RequestOutcome } from './request-record.ts';
 import type { OperationRequest, RequestContext } from './run-operation.ts';

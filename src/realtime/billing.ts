@@ -1,6 +1,6 @@
 import type { Hold } from '../billing/ledger.ts';
 import type { SharedHold } from '../billing/shared-holds.ts';
-import { costOf } from '../catalogue/pricing.ts';
+import { costOf } from '../core/pricing.ts';
 import { GatewayError, insufficientQuota } from '../core/errors.ts';
 import { nanoToUsd, type Nano } from '../core/money.ts';
 import type { Gateway } from '../gateway.ts';

@@ -1,6 +1,6 @@
-import type { Pricing } from '../catalogue/pricing.ts';
+import type { Pricing } from '../core/pricing.ts';
 import { costOfUnits, type Nano } from '../core/money.ts';
-import { countTextTokens, IMAGE_ALLOWANCE } from '../pipeline/token-counter.ts';
+import { countTextTokens, IMAGE_ALLOWANCE } from '../core/tokens/token-counter.ts';
 import { isObject, type Json } from './translate/shapes.ts';
 
 /**

@@ -7,7 +7,7 @@ import { checkModelAllowed } from '../http/authenticate.ts';
 import { modelParam } from '../http/model-param.ts';
 import type { Candidate } from '../pipeline/router.ts';
 import { SessionBilling } from './billing.ts';
-import type { RealtimeGeneration } from './codec.ts';
+import type { RealtimeGeneration } from '../core/contracts/realtime-codec.ts';
 import { readCredentials } from '../dialects/openai/realtime-handshake.ts';
 import { ResponseEstimator } from './estimate.ts';
 import type { SessionIdentity } from './record.ts';

@@ -4,7 +4,7 @@ import type { Gateway } from '../gateway.ts';
 import type { Admission } from './handshake.ts';
 import { audioAppendLength, CLOSE, closeReason, errorEvent, frameFailure, isSendableCode, newEventId, parseEvent, readClientEvent, sniffType } from './frames.ts';
 import { Pipe } from './pipe.ts';
-import type { RealtimeGeneration } from './codec.ts';
+import type { RealtimeGeneration } from '../core/contracts/realtime-codec.ts';
 import { detectGeneration } from './translate/detect.ts';
 import { clientEvent, createTranslator, DELTA_TYPES, type EventTranslator } from './translate/events.ts';
 import { isObject, type Json } from './translate/shapes.ts';

@@ -3,7 +3,7 @@ import { WebSocket, type RawData } from 'ws';
 import { GatewayError, upstreamUnavailable } from '../core/errors.ts';
 import type { Gateway } from '../gateway.ts';
 import type { Candidate } from '../pipeline/router.ts';
-import type { RealtimeCodec, RealtimeHandshake } from './codec.ts';
+import type { RealtimeCodec, RealtimeHandshake } from '../core/contracts/realtime-codec.ts';
 
 const MAX_ERROR_BODY = 64 * 1024;
 

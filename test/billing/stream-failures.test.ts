@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { countTokens } from 'gpt-tokenizer';
 import OpenAI from 'openai';
-import { SseDecoder } from '../../src/vendors/_kit/sse.ts';
+import { SseDecoder } from '../../src/core/sse.ts';
 import { startTestGateway, type Customer, type TestGateway } from '../helpers/gateway.ts';
 import { addSimProvider, tapUsage, usageRows, usdToNanoExact, type SimProvider, type UsageTap } from '../helpers/upstreams.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import OpenAI from 'openai';
-import { countChatPromptTokens } from '../../src/pipeline/token-counter.ts';
+import { countChatPromptTokens } from '../../src/core/tokens/token-counter.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 
 let tg: TestGateway;

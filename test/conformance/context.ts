@@ -1,7 +1,7 @@
 // What every conformance scenario gets: a gateway whose providers are one simulator of each
 // family (plus a slow twin under another public name, for aborts), and helpers to read raw SSE.
 import assert from 'node:assert/strict';
-import { SseDecoder, type SseEvent } from '../../src/vendors/_kit/sse.ts';
+import { SseDecoder, type SseEvent } from '../../src/core/sse.ts';
 import { addFamilyProvider, CHAT_MODEL, FAMILIES, type FamilyName, type FamilyUpstream } from '../helpers/families.ts';
 import { startTestGateway, type Customer, type TestGateway } from '../helpers/gateway.ts';
 import { tapUsage, type UsageTap } from '../helpers/upstreams.ts';

@@ -2,7 +2,7 @@
 // `@anthropic-ai/sdk` client (and raw fetch where the exact event sequence matters).
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
-import type { SseEvent } from '../../src/vendors/_kit/sse.ts';
+import type { SseEvent } from '../../src/core/sse.ts';
 import { assertChargedExactly, assertNotCharged, expectedCostNano } from '../helpers/billing.ts';
 import type { Customer } from '../helpers/gateway.ts';
 import { usageRows } from '../helpers/upstreams.ts';

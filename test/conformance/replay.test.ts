@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import type { ChatOutput } from '../../src/core/ir/output.ts';
 import { openaiChatOutput } from '../../src/dialects/openai/chat-output.ts';
 import { messagesOutput } from '../../src/dialects/messages/output.ts';
-import type { ChatCall, StreamRelay, TargetInfo } from '../../src/pipeline/codec.ts';
+import type { ChatCall, StreamRelay, TargetInfo } from '../../src/core/contracts/vendor-codec.ts';
 import { createPrng } from '../../src/vendors/_kit/sim-http.ts';
 import { anthropicChat } from '../../src/vendors/anthropic/chat.ts';
 import { anthropicMessages } from '../../src/vendors/anthropic/messages.ts';

@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import type { Page } from 'playwright-core';
-import { costOf } from '../../src/catalogue/pricing.ts';
+import { costOf } from '../../src/core/pricing.ts';
 import { createAdmin } from '../../src/console/services/auth.ts';
 import { usersRepository } from '../../src/console/store/users.ts';
 import { emptyUsage } from '../../src/core/usage.ts';

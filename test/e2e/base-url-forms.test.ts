@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { after, before, describe, test } from 'node:test';
 import { nextSeq } from '../../src/store/seq.ts';
-import { normalizeBaseUrl } from '../../src/vendors/base-url.ts';
+import { providerBaseUrl } from '../../src/vendors/registry.ts';
 import { CHAT_MODEL, FAMILIES, startFamilySimulator, type FamilyName } from '../helpers/families.ts';
 import { startTestGateway, type Customer, type TestGateway } from '../helpers/gateway.ts';
 
@@ -26,7 +26,7 @@ describe('base URL forms', () => {
       ['gemini', 'https://generativelanguage.googleapis.com/v1', 'https://generativelanguage.googleapis.com/v1'],
       ['cohere', 'https://api.cohere.com/', 'https://api.cohere.com'],
     ];
-    for (const [family, given, stored] of cases) assert.equal(normalizeBaseUrl(family, given), stored, `${family} ${given}`);
+    for (const [family, given, stored] of cases) assert.equal(providerBaseUrl(family, given), stored, `${family} ${given}`);
   });
 
   let tg: TestGateway;

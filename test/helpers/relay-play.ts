@@ -1,7 +1,7 @@
 // Plays upstream bytes through a stream relay exactly as the pipeline does (SSE decoder, relay,
 // in-band error or trailer), for tests that compare relays without a network.
-import type { StreamRelay } from '../../src/pipeline/codec.ts';
-import { SseDecoder } from '../../src/vendors/_kit/sse.ts';
+import type { StreamRelay } from '../../src/core/contracts/vendor-codec.ts';
+import { SseDecoder } from '../../src/core/sse.ts';
 
 export interface Result {
   text: string;

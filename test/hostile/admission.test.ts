@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { tokenizerUse } from '../../src/pipeline/token-counter.ts';
+import { tokenizerUse } from '../../src/core/tokens/token-counter.ts';
 import { startTestGateway, type Customer, type TestGateway } from '../helpers/gateway.ts';
 
 let tg: TestGateway;

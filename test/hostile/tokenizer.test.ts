@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { countTokens } from 'gpt-tokenizer';
 import { boundCounter, counterFor, countInThread, countPrompt, OFF_LOOP_BYTES } from '../../src/pipeline/off-loop-counter.ts';
-import { BYTE_BOUND_CHARS, CHUNK_CHARS, countChatPromptTokens, countTextTokens, tokenizerPieces, tokenizerUse } from '../../src/pipeline/token-counter.ts';
+import { BYTE_BOUND_CHARS, CHUNK_CHARS, countChatPromptTokens, countTextTokens, tokenizerPieces, tokenizerUse } from '../../src/core/tokens/token-counter.ts';
 
 function letters(n: number, seed: number, alphabet = 'abcdefghijklmnopqrstuvwxyz'): string {
   let x = seed;

@@ -4,7 +4,7 @@
 // `insufficient_quota` error event and never reaches the upstream.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { countTextTokens } from '../../src/pipeline/token-counter.ts';
+import { countTextTokens } from '../../src/core/tokens/token-counter.ts';
 import { DEFAULT_MODELS, startTestGateway, type Customer, type TestGateway } from '../helpers/gateway.ts';
 import { usageRows } from '../helpers/upstreams.ts';
 import { GPT_REALTIME, noSessions, priceOf, rawSession, realtimeUrl, REALTIME_MODELS, textTurn, type RawSession, type RealtimeEvent } from '../helpers/realtime.ts';

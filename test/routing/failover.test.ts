@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import OpenAI from 'openai';
-import { SseDecoder } from '../../src/vendors/_kit/sse.ts';
+import { SseDecoder } from '../../src/core/sse.ts';
 import { startTestGateway, type Customer, type TestGateway } from '../helpers/gateway.ts';
 import { addDeadProvider, addSimProvider, chargeCount, usageRows, usdToNanoExact, type SimProvider } from '../helpers/upstreams.ts';
 

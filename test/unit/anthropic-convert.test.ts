@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { IrChatRequest } from '../../src/core/ir/chat.ts';
 import { openaiChatOutput } from '../../src/dialects/openai/chat-output.ts';
-import type { ChatCall, TargetInfo } from '../../src/pipeline/codec.ts';
+import type { ChatCall, TargetInfo } from '../../src/core/contracts/vendor-codec.ts';
 import { convertRequest } from '../../src/vendors/anthropic/convert-request.ts';
 import { convertResponse } from '../../src/vendors/anthropic/convert-response.ts';
 import { usageToIr } from '../../src/vendors/anthropic/map-usage.ts';

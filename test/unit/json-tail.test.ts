@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { topLevelMemberFromEnd } from '../../src/vendors/_kit/json-tail.ts';
 import { decodeOpenAIJson } from '../../src/vendors/openai/chat.ts';
-import type { TargetInfo } from '../../src/pipeline/codec.ts';
+import type { TargetInfo } from '../../src/core/contracts/vendor-codec.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const usage = (text: string) => topLevelMemberFromEnd(bytes(text), 'usage');

@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { priceOf, toPricing } from '../../src/catalogue/pricing.ts';
+import { priceOf, toPricing } from '../../src/core/pricing.ts';
 import { emptyUsage } from '../../src/core/usage.ts';
 import { measureBytes, measureDuration } from '../../src/media/audio-duration.ts';
 import { LinkSigner } from '../../src/media/signing.ts';

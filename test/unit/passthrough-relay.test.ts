@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { upstreamUnavailable } from '../../src/core/errors.ts';
-import type { TargetInfo } from '../../src/pipeline/codec.ts';
-import { countTextTokens } from '../../src/pipeline/token-counter.ts';
-import { SseDecoder, type SseEvent } from '../../src/vendors/_kit/sse.ts';
+import type { TargetInfo } from '../../src/core/contracts/vendor-codec.ts';
+import { countTextTokens } from '../../src/core/tokens/token-counter.ts';
+import { SseDecoder, type SseEvent } from '../../src/core/sse.ts';
 import { OpenAIPassthroughRelay } from '../../src/vendors/openai/passthrough-relay.ts';
 
 const same: TargetInfo = { providerId: 'p', upstreamModel: 'gpt-4o-mini', publicModel: 'gpt-4o-mini' };

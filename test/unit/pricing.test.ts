@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { costOf, FREE, imagePrice, toPricing } from '../../src/catalogue/pricing.ts';
+import { costOf, FREE, imagePrice, toPricing } from '../../src/core/pricing.ts';
 import { emptyUsage, type Usage } from '../../src/core/usage.ts';
 
 const usage = (u: Partial<Usage>): Usage => ({ ...emptyUsage(), ...u });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decodeChat } from '../../src/dialects/openai/decode-chat.ts';
-import { countChatPromptTokens } from '../../src/pipeline/token-counter.ts';
+import { countChatPromptTokens } from '../../src/core/tokens/token-counter.ts';
 
 // The reservation may use the cheap bound only because it is never below the exact count.
 const bodies: Array<Record<string, unknown>> = [

@@ -2,7 +2,7 @@
 // and the frame sniffing the relay's fast path relies on.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { costOf, toPricing } from '../../src/catalogue/pricing.ts';
+import { costOf, toPricing } from '../../src/core/pricing.ts';
 import { emptyUsage } from '../../src/core/usage.ts';
 import { ResponseEstimator } from '../../src/realtime/estimate.ts';
 import { audioAppendLength, parseEvent, sniffType } from '../../src/realtime/frames.ts';

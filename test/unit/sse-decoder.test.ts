@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { SseDecoder, sseData, sseNamed, type SseEvent } from '../../src/vendors/_kit/sse.ts';
+import { SseDecoder, sseData, sseNamed, type SseEvent } from '../../src/core/sse.ts';
 
 const utf8 = new TextEncoder();
 

@@ -3,7 +3,7 @@ import { listModels, modelView, putModel } from '../../admin/models.ts';
 import { createProvider, findProvider, listProviders, providerView, removeProvider, updateProvider } from '../../admin/providers.ts';
 import { ModelPutSchema, ProviderCreateSchema, ProviderPatchSchema, type ModelPut, type ProviderCreate, type ProviderPatchBody } from '../../admin/schemas.ts';
 import { invalidRequest } from '../../core/errors.ts';
-import type { CatalogueModel } from '../../catalogue/catalogue.ts';
+import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 import type { Gateway } from '../../gateway.ts';
 import { familyNames } from '../../vendors/registry.ts';
 import type { ConsoleContext } from '../context.ts';

@@ -1,5 +1,5 @@
-import type { CatalogueModel } from '../../catalogue/catalogue.ts';
-import type { PricingUsd } from '../../catalogue/pricing.ts';
+import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
+import type { PricingUsd } from '../../core/pricing.ts';
 import { usdOfNumber } from '../money.ts';
 
 /**

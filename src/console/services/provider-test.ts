@@ -1,7 +1,7 @@
 import { notFound } from '../../core/errors.ts';
 import type { Gateway } from '../../gateway.ts';
 import { authHeaders } from '../../pipeline/auth-headers.ts';
-import type { ChatCall, EmbeddingsCall, OperationCodec, TargetInfo } from '../../pipeline/codec.ts';
+import type { ChatCall, EmbeddingsCall, OperationCodec, TargetInfo } from '../../core/contracts/vendor-codec.ts';
 import { openaiChatOutput } from '../../dialects/openai/chat-output.ts';
 import { sendProbe } from '../../health/probe.ts';
 

@@ -1,8 +1,8 @@
-import type { CatalogueModel } from '../../catalogue/catalogue.ts';
-import type { Meter } from '../../catalogue/pricing.ts';
+import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
+import type { Meter } from '../../core/pricing.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { ImageGenerationCall } from '../../core/ir/media.ts';
-import { countTextTokens, type TextCounter } from '../../pipeline/token-counter.ts';
+import { countTextTokens, type TextCounter } from '../../core/tokens/token-counter.ts';
 import { caps, oneOf } from '../openai/media-rules.ts';
 
 const HANDLED = new Set(['sampleCount', 'aspectRatio', 'personGeneration', 'imageSize', 'sampleImageSize', 'quality']);

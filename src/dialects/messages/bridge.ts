@@ -1,4 +1,4 @@
-import type { ChatCodec, MessagesCall, MessagesCodec, OperationCodec } from '../../pipeline/codec.ts';
+import type { ChatCodec, MessagesCall, MessagesCodec, OperationCodec } from '../../core/contracts/vendor-codec.ts';
 import type { OperationBridge } from '../../pipeline/run-operation.ts';
 
 const adapted = new WeakMap<ChatCodec, MessagesCodec>();

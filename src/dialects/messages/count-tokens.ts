@@ -1,4 +1,4 @@
-import { countTextTokens, IMAGE_ALLOWANCE, type TextCounter } from '../../pipeline/token-counter.ts';
+import { countTextTokens, IMAGE_ALLOWANCE, type TextCounter } from '../../core/tokens/token-counter.ts';
 
 const PER_MESSAGE = 4;
 const base64Allowance = (data: string) => Math.ceil(data.length / 4);

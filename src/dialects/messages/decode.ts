@@ -1,13 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 import { invalidRequest } from '../../core/errors.ts';
-import type { ChatCall, CountTokensCall, MessagesCall } from '../../pipeline/codec.ts';
+import type { ChatCall, CountTokensCall, MessagesCall } from '../../core/contracts/vendor-codec.ts';
 import type { Decoded } from '../openai/decode-chat.ts';
 import { convertRequest } from './convert-request.ts';
-import { PromptEstimate } from '../../pipeline/prompt-estimate.ts';
+import { PromptEstimate } from '../../core/tokens/prompt-estimate.ts';
 import { countMessagesTokens } from './count-tokens.ts';
 import { messagesOutput } from './output.ts';
 import { paidMessagesFeatures } from './paid-features.ts';
-import type { CatalogueModel } from '../../catalogue/catalogue.ts';
+import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 
 type Body = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
-import type { CatalogueModel } from '../../catalogue/catalogue.ts';
-import { paidServiceTier, requireLongContextPrice, requireToolPrice, type PaidEstimate } from '../../catalogue/paid-features.ts';
+import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
+import { paidServiceTier, requireLongContextPrice, requireToolPrice, type PaidEstimate } from '../../core/paid-features.ts';
 import { invalidRequest } from '../../core/errors.ts';
 
 /** Betas that change what the API accepts or returns, not what it costs (the tokens pay for it). */

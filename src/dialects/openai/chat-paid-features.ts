@@ -1,5 +1,5 @@
-import type { CatalogueModel } from '../../catalogue/catalogue.ts';
-import { paidServiceTier, requireAudioPrice, requireToolPrice, type PaidEstimate } from '../../catalogue/paid-features.ts';
+import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
+import { paidServiceTier, requireAudioPrice, requireToolPrice, type PaidEstimate } from '../../core/paid-features.ts';
 
 /**
  * The chat request's features that cost more than its tokens, each refused with a 400 naming

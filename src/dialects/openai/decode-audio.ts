@@ -1,4 +1,4 @@
-import type { CatalogueModel } from '../../catalogue/catalogue.ts';
+import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { SpeechCall, SpeechFormat, TranscriptionCall, TranscriptionFormat } from '../../core/ir/media.ts';
 import type { MultipartForm } from '../../media/uploads.ts';

@@ -1,11 +1,11 @@
-import type { CatalogueModel } from '../../catalogue/catalogue.ts';
+import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { IrChatRequest } from '../../core/ir/chat.ts';
-import type { ChatCall } from '../../pipeline/codec.ts';
+import type { ChatCall } from '../../core/contracts/vendor-codec.ts';
 import type { OpenOutputCap } from '../../pipeline/run-operation.ts';
-import { PromptEstimate as LazyPromptEstimate } from '../../pipeline/prompt-estimate.ts';
-import { countChatPromptTokens, IMAGE_ALLOWANCE, REPLY_PRIMER } from '../../pipeline/token-counter.ts';
-import type { PaidEstimate } from '../../catalogue/paid-features.ts';
+import { PromptEstimate as LazyPromptEstimate } from '../../core/tokens/prompt-estimate.ts';
+import { countChatPromptTokens, IMAGE_ALLOWANCE, REPLY_PRIMER } from '../../core/tokens/token-counter.ts';
+import type { PaidEstimate } from '../../core/paid-features.ts';
 import { paidChatFeatures } from './chat-paid-features.ts';
 import { openaiChatOutput } from './chat-output.ts';
 

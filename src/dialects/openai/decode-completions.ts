@@ -1,7 +1,7 @@
 import { invalidRequest } from '../../core/errors.ts';
-import type { CompletionsCall } from '../../pipeline/codec.ts';
-import { PromptEstimate } from '../../pipeline/prompt-estimate.ts';
-import { countPromptTokens } from '../../pipeline/token-counter.ts';
+import type { CompletionsCall } from '../../core/contracts/vendor-codec.ts';
+import { PromptEstimate } from '../../core/tokens/prompt-estimate.ts';
+import { countPromptTokens } from '../../core/tokens/token-counter.ts';
 import type { Decoded } from './decode-chat.ts';
 
 /** Legacy completions default to 16 output tokens (the vendor's documented default). */

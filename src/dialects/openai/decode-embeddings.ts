@@ -1,8 +1,8 @@
-import type { CatalogueModel } from '../../catalogue/catalogue.ts';
+import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 import { invalidRequest } from '../../core/errors.ts';
-import type { EmbeddingsCall } from '../../pipeline/codec.ts';
+import type { EmbeddingsCall } from '../../core/contracts/vendor-codec.ts';
 import { boundCounter } from '../../pipeline/off-loop-counter.ts';
-import { countTextTokens, type TextCounter } from '../../pipeline/token-counter.ts';
+import { countTextTokens, type TextCounter } from '../../core/tokens/token-counter.ts';
 import type { Decoded } from './decode-chat.ts';
 
 const MAX_INPUT_TOKENS = 8192;

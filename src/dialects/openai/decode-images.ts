@@ -1,5 +1,5 @@
-import type { CatalogueModel } from '../../catalogue/catalogue.ts';
-import { imagePrice, type Meter } from '../../catalogue/pricing.ts';
+import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
+import { imagePrice, type Meter } from '../../core/pricing.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { ImageEditCall, ImageGenerationCall, InlineFile, MediaFile } from '../../core/ir/media.ts';
 import type { MultipartForm } from '../../media/uploads.ts';

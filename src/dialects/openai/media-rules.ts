@@ -1,6 +1,6 @@
-import type { CatalogueModel } from '../../catalogue/catalogue.ts';
+import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 import { invalidRequest } from '../../core/errors.ts';
-import type { ModelKind } from '../../vendors/types.ts';
+import type { ModelKind } from '../../core/contracts/provider-adapter.ts';
 
 /** The capabilities a decoder reads, typed at the point of use. */
 export const caps = {

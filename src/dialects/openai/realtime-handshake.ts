@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { RealtimeGeneration } from '../../realtime/codec.ts';
+import type { RealtimeGeneration } from '../../core/contracts/realtime-codec.ts';
 
 // The OpenAI dialect's realtime handshake: where the client's key is, which interface generation
 // it speaks, and which subprotocol to answer with.

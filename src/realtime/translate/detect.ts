@@ -1,7 +1,7 @@
 // Which interface generation a client frame is written in (protocols.md §2.9), read from the
 // fields only one generation has. The handshake's `OpenAI-Beta` header is only a first guess: the
 // contract accepts both forms whatever the headers.
-import type { RealtimeGeneration } from '../codec.ts';
+import type { RealtimeGeneration } from '../../core/contracts/realtime-codec.ts';
 import { isObject, type Json } from './shapes.ts';
 
 /** response.create fields that exist in one generation only */

@@ -1,7 +1,7 @@
 // Event-level translation between the two realtime interface generations (protocols.md §2.9),
 // used only when the client and the upstream speak different ones. Client events go one way,
 // server events the other; the few events that exist on one side only are synthesised or dropped.
-import type { RealtimeGeneration } from '../codec.ts';
+import type { RealtimeGeneration } from '../../core/contracts/realtime-codec.ts';
 import { isObject, itemToBeta, itemToGa, partToBeta, responseToBeta, responseToGa, sessionToBeta, sessionToGa, type Json } from './shapes.ts';
 
 /** server event type renames, GA → beta (the reverse map is derived) */

@@ -1,20 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database, ProviderRow } from '../schema.ts';
-import { normalizeBaseUrl } from '../../vendors/base-url.ts';
 import { nextSeq } from '../seq.ts';
+import type { ProviderSettings } from '../../core/contracts/provider-settings.ts';
 
-export interface ProviderSettings {
-  connect_timeout_ms?: number;
-  first_byte_timeout_ms?: number;
-  idle_timeout_ms?: number;
-  max_connections?: number;
-  /** which realtime interface generation the provider's server speaks (default "ga") */
-  realtime_api?: 'ga' | 'beta';
-  /** marks providers created by demo mode, so a restart can find and re-point them */
-  demo?: boolean;
-  /** the scheduled health check: off for this provider, or another GET path than the family's */
-  health_check?: { enabled?: boolean; path?: string };
-}
 
 export interface ProviderRecord {
   id: string;
@@ -42,8 +30,7 @@ export function toProviderRecord(row: ProviderRow): ProviderRecord {
     id: row.id,
     name: row.name,
     type: row.type,
-    // rows saved before base URLs were normalised heal as they load
-    baseUrl: normalizeBaseUrl(row.type, row.base_url),
+    baseUrl: row.base_url,
     apiKey: row.api_key,
     models: JSON.parse(row.models) as string[],
     modelMap: JSON.parse(row.model_map) as Record<string, string>,

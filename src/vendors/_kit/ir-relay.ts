@@ -2,9 +2,9 @@ import type { GatewayError } from '../../core/errors.ts';
 import type { IrChunk, IrUsage } from '../../core/ir/chat.ts';
 import type { ChatStreamEncoder } from '../../core/ir/output.ts';
 import { usageFromIr } from '../../core/ir/usage.ts';
-import type { StreamOutcome, StreamRelay } from '../../pipeline/codec.ts';
-import { countTextTokens } from '../../pipeline/token-counter.ts';
-import type { SseEvent } from './sse.ts';
+import type { StreamOutcome, StreamRelay } from '../../core/contracts/vendor-codec.ts';
+import { countTextTokens } from '../../core/tokens/token-counter.ts';
+import type { SseEvent } from '../../core/sse.ts';
 
 /**
  * A vendor's half of a translated stream: upstream events → IR chunks, with the usage and the

@@ -3,7 +3,7 @@
 import { createServer, type IncomingHttpHeaders, type Server, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sseData } from './sse.ts';
+import { sseData } from '../../core/sse.ts';
 
 export type JsonBodyResult =
   | { ok: true; body: unknown }

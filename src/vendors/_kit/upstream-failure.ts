@@ -1,5 +1,5 @@
 import { GatewayError, upstreamUnavailable, type ErrorType } from '../../core/errors.ts';
-import type { UpstreamFailure } from '../../pipeline/codec.ts';
+import type { UpstreamFailure } from '../../core/contracts/vendor-codec.ts';
 
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
 

@@ -1,5 +1,5 @@
 import { usageFromIr } from '../../core/ir/usage.ts';
-import type { ChatCall, ChatCodec, DecodedResponse, StreamRelay, TargetInfo, UpstreamRequest } from '../../pipeline/codec.ts';
+import type { ChatCall, ChatCodec, DecodedResponse, StreamRelay, TargetInfo, UpstreamRequest } from '../../core/contracts/vendor-codec.ts';
 import { IrStreamRelay } from '../_kit/ir-relay.ts';
 import { asObject, parseJsonBytes } from '../_kit/read.ts';
 import { convertRequest } from './convert-request.ts';

@@ -1,6 +1,6 @@
 import { invalidRequest } from '../../core/errors.ts';
 import type { IrChatRequest, IrTool, IrToolChoice } from '../../core/ir/chat.ts';
-import type { ChatCall } from '../../pipeline/codec.ts';
+import type { ChatCall } from '../../core/contracts/vendor-codec.ts';
 import type { JsonObject } from '../_kit/read.ts';
 import { convertMessages } from './convert-messages.ts';
 import { isAdaptiveGeneration } from './model-rules.ts';

@@ -1,5 +1,5 @@
 import type { IrCompletion, IrToolCall } from '../../core/ir/chat.ts';
-import type { TargetInfo } from '../../pipeline/codec.ts';
+import type { TargetInfo } from '../../core/contracts/vendor-codec.ts';
 import { asArray, asObject, asString, type JsonObject } from '../_kit/read.ts';
 import { mapStopReason } from './map-finish-reason.ts';
 import { usageToIr } from './map-usage.ts';

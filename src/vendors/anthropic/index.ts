@@ -1,5 +1,5 @@
 import { randomBase62 } from '../../core/ids.ts';
-import type { ProviderAdapter } from '../types.ts';
+import type { ProviderAdapter } from '../../core/contracts/provider-adapter.ts';
 import { anthropicChat } from './chat.ts';
 import { anthropicHealthProbe } from './health-probe.ts';
 import { anthropicManifest } from './manifest.ts';

@@ -1,4 +1,4 @@
-import type { KnownModel, VendorManifest } from '../types.ts';
+import type { KnownModel, VendorManifest } from '../../core/contracts/provider-adapter.ts';
 
 /**
  * The messages wire family (Anthropic's Messages API). Default prices are the vendor's list

@@ -1,5 +1,5 @@
 import type { GatewayError } from '../../core/errors.ts';
-import { sseNamed } from '../_kit/sse.ts';
+import { sseNamed } from '../../core/sse.ts';
 
 /** The in-band error of a messages stream (protocols.md §3.5); same envelope as the error bodies. */
 export function messagesErrorEvent(error: GatewayError): string {

@@ -1,5 +1,5 @@
 import { emptyUsage } from '../../core/usage.ts';
-import type { CountTokensCall, CountTokensCodec, DecodedResponse, MessagesCall, MessagesCodec, StreamRelay, TargetInfo, UpstreamRequest } from '../../pipeline/codec.ts';
+import type { CountTokensCall, CountTokensCodec, DecodedResponse, MessagesCall, MessagesCodec, StreamRelay, TargetInfo, UpstreamRequest } from '../../core/contracts/vendor-codec.ts';
 import { asArray, asObject, asString, parseJsonBytes } from '../_kit/read.ts';
 import { mapAnthropicError } from './errors.ts';
 import { messagesUsage } from './map-usage.ts';

@@ -1,8 +1,8 @@
 import type { GatewayError } from '../../core/errors.ts';
-import type { StreamOutcome, StreamRelay, TargetInfo } from '../../pipeline/codec.ts';
-import { countTextTokens } from '../../pipeline/token-counter.ts';
+import type { StreamOutcome, StreamRelay, TargetInfo } from '../../core/contracts/vendor-codec.ts';
+import { countTextTokens } from '../../core/tokens/token-counter.ts';
 import { asObject, asString, parseJson, type JsonObject } from '../_kit/read.ts';
-import { sseData, sseNamed, type SseEvent } from '../_kit/sse.ts';
+import { sseData, sseNamed, type SseEvent } from '../../core/sse.ts';
 import { inBandError } from './errors.ts';
 import { mergeUsage, messagesUsage } from './map-usage.ts';
 import { messagesErrorEvent } from './messages-error.ts';

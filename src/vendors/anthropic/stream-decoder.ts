@@ -1,9 +1,9 @@
 import type { GatewayError } from '../../core/errors.ts';
 import type { IrChunk, IrChunkChoice, IrUsage } from '../../core/ir/chat.ts';
-import type { TargetInfo } from '../../pipeline/codec.ts';
+import type { TargetInfo } from '../../core/contracts/vendor-codec.ts';
 import type { IrStreamDecoder } from '../_kit/ir-relay.ts';
 import { asNumber, asObject, asString, parseJson, type JsonObject } from '../_kit/read.ts';
-import type { SseEvent } from '../_kit/sse.ts';
+import type { SseEvent } from '../../core/sse.ts';
 import { inBandError } from './errors.ts';
 import { mapStopReason } from './map-finish-reason.ts';
 import { mergeUsage, usageToIr } from './map-usage.ts';

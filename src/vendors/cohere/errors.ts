@@ -1,5 +1,5 @@
 import { GatewayError, invalidRequest, upstreamUnavailable } from '../../core/errors.ts';
-import type { UpstreamFailure } from '../../pipeline/codec.ts';
+import type { UpstreamFailure } from '../../core/contracts/vendor-codec.ts';
 
 /** Cohere errors: `{"message": "…"}`; 498 is an invalid token, 499 a client that left. */
 export function mapCohereError(status: number, body: Uint8Array, headers: Record<string, string | string[] | undefined>): UpstreamFailure {

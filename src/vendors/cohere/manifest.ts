@@ -1,4 +1,4 @@
-import type { VendorManifest } from '../types.ts';
+import type { VendorManifest } from '../../core/contracts/provider-adapter.ts';
 
 /** The Cohere wire family: rerank (v2). Prices: per search (one query over up to 100 documents). */
 export const cohereManifest: VendorManifest = {

@@ -1,5 +1,5 @@
 import type { IrChoice, IrCompletion, IrOutputImage, IrToolCall } from '../../core/ir/chat.ts';
-import type { TargetInfo } from '../../pipeline/codec.ts';
+import type { TargetInfo } from '../../core/contracts/vendor-codec.ts';
 import { asArray, asNumber, asObject, asString, type JsonObject } from '../_kit/read.ts';
 import { mapFinishReason } from './map-finish-reason.ts';
 import { usageToIr } from './map-usage.ts';

@@ -1,6 +1,6 @@
 import { invalidRequest } from '../../core/errors.ts';
-import type { DecodedResponse, EmbeddingsCall, EmbeddingsCodec, TargetInfo, UpstreamRequest } from '../../pipeline/codec.ts';
-import { countTextTokens } from '../../pipeline/token-counter.ts';
+import type { DecodedResponse, EmbeddingsCall, EmbeddingsCodec, TargetInfo, UpstreamRequest } from '../../core/contracts/vendor-codec.ts';
+import { countTextTokens } from '../../core/tokens/token-counter.ts';
 import { asArray, asNumber, asObject, parseJsonBytes } from '../_kit/read.ts';
 import { mapGeminiError } from './errors.ts';
 

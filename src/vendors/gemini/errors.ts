@@ -1,5 +1,5 @@
 import { GatewayError, upstreamUnavailable } from '../../core/errors.ts';
-import type { UpstreamFailure } from '../../pipeline/codec.ts';
+import type { UpstreamFailure } from '../../core/contracts/vendor-codec.ts';
 import { asArray, asObject, asString, parseJsonBytes, type JsonObject } from '../_kit/read.ts';
 import { classifyUpstreamError, type ResponseHeaders } from '../_kit/upstream-failure.ts';
 

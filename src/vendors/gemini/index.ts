@@ -1,5 +1,5 @@
 import { randomBase62 } from '../../core/ids.ts';
-import type { ProviderAdapter } from '../types.ts';
+import type { ProviderAdapter } from '../../core/contracts/provider-adapter.ts';
 import { geminiChat } from './chat.ts';
 import { geminiEmbeddings } from './embeddings.ts';
 import { geminiHealthProbe } from './health-probe.ts';

@@ -1,4 +1,4 @@
-import type { KnownModel, VendorManifest } from '../types.ts';
+import type { KnownModel, VendorManifest } from '../../core/contracts/provider-adapter.ts';
 import { geminiMediaModels } from './media-models.ts';
 
 /**

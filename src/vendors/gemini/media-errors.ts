@@ -1,7 +1,7 @@
 // The Google error envelope → gateway errors for the media codecs (predict, video): as errors.ts
 // for chat, plus the content-policy rule (a blocked image prompt is a 400 the client must see).
 import { GatewayError, invalidRequest, upstreamUnavailable } from '../../core/errors.ts';
-import type { UpstreamFailure } from '../../pipeline/codec.ts';
+import type { UpstreamFailure } from '../../core/contracts/vendor-codec.ts';
 
 /** `{error: {code, message, status}}` (also wrapped in an array by some endpoints). */
 export function readGoogleError(body: Uint8Array): { message: string; status: string } {

@@ -1,4 +1,4 @@
-import type { KnownModel } from '../types.ts';
+import type { KnownModel } from '../../core/contracts/provider-adapter.ts';
 
 /**
  * The family's media models (issue 4): native image prediction, long-running video, and the

@@ -1,7 +1,7 @@
 import { invalidRequest } from '../../core/errors.ts';
 import type { GeneratedImage } from '../../core/ir/media.ts';
 import { emptyUsage } from '../../core/usage.ts';
-import type { ImagesCodec } from '../../pipeline/codec.ts';
+import type { ImagesCodec } from '../../core/contracts/vendor-codec.ts';
 import { mapGoogleError } from './media-errors.ts';
 import { utf8Text } from '../_kit/read.ts';
 

@@ -1,5 +1,5 @@
 import type { VideoPoll } from '../../core/ir/media.ts';
-import type { VideoCodec } from '../../pipeline/codec.ts';
+import type { VideoCodec } from '../../core/contracts/vendor-codec.ts';
 import { mapGoogleError } from './media-errors.ts';
 import { utf8Text } from '../_kit/read.ts';
 

@@ -1,6 +1,6 @@
 import type { SpeechFormat, TranscriptionFormat } from '../../core/ir/media.ts';
 import { emptyUsage } from '../../core/usage.ts';
-import type { SpeechCodec, TranscriptionCodec } from '../../pipeline/codec.ts';
+import type { SpeechCodec, TranscriptionCodec } from '../../core/contracts/vendor-codec.ts';
 import { multipartBody } from '../_kit/multipart.ts';
 import { mapOpenAIError } from './errors.ts';
 import { utf8Text } from '../_kit/read.ts';

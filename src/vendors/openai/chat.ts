@@ -1,6 +1,6 @@
 import { usageFromIr } from '../../core/ir/usage.ts';
 import type { Usage } from '../../core/usage.ts';
-import type { ChatCall, ChatCodec, DecodedResponse, StreamRelay, TargetInfo } from '../../pipeline/codec.ts';
+import type { ChatCall, ChatCodec, DecodedResponse, StreamRelay, TargetInfo } from '../../core/contracts/vendor-codec.ts';
 import { IrStreamRelay } from '../_kit/ir-relay.ts';
 import { topLevelMemberFromEnd } from '../_kit/json-tail.ts';
 import { asObject, parseJsonBytes, utf8Text } from '../_kit/read.ts';

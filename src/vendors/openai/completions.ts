@@ -1,4 +1,4 @@
-import type { CompletionsCall, CompletionsCodec, StreamRelay, TargetInfo } from '../../pipeline/codec.ts';
+import type { CompletionsCall, CompletionsCodec, StreamRelay, TargetInfo } from '../../core/contracts/vendor-codec.ts';
 import { dropUnknownFields } from '../_kit/drop-fields.ts';
 import { COMPLETION_FIELDS } from './allowed-fields.ts';
 import { decodeOpenAIJson, passthroughBody } from './chat.ts';

@@ -1,5 +1,5 @@
 import type { IrChoice, IrChunk, IrChunkChoice, IrCompletion, IrDelta, IrToolCall, IrToolCallDelta, IrUsage } from '../../core/ir/chat.ts';
-import type { TargetInfo } from '../../pipeline/codec.ts';
+import type { TargetInfo } from '../../core/contracts/vendor-codec.ts';
 import { asArray, asCount, asNumber, asObject, asString, type JsonObject } from '../_kit/read.ts';
 import { mapOpenAIFinishReason } from './map-finish-reason.ts';
 

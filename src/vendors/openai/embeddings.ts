@@ -1,4 +1,4 @@
-import type { EmbeddingsCodec } from '../../pipeline/codec.ts';
+import type { EmbeddingsCodec } from '../../core/contracts/vendor-codec.ts';
 import { decodeOpenAIJson } from './chat.ts';
 import { mapOpenAIError } from './errors.ts';
 

@@ -1,4 +1,4 @@
-import type { UpstreamFailure } from '../../pipeline/codec.ts';
+import type { UpstreamFailure } from '../../core/contracts/vendor-codec.ts';
 import { classifyUpstreamError, type ResponseHeaders } from '../_kit/upstream-failure.ts';
 
 interface OpenAIErrorBody {

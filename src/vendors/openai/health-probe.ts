@@ -1,4 +1,4 @@
-import type { HealthProbe } from '../types.ts';
+import type { HealthProbe } from '../../core/contracts/provider-adapter.ts';
 
 /** `GET /v1/models`: free, authenticated, served by every OpenAI-compatible server. */
 export const openaiHealthProbe: HealthProbe = { path: '/models' };

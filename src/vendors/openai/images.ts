@@ -1,7 +1,7 @@
 import { invalidRequest } from '../../core/errors.ts';
 import type { GeneratedImage, ImageEditCall, ImageResult } from '../../core/ir/media.ts';
 import { emptyUsage } from '../../core/usage.ts';
-import type { DecodedResponse, ImageEditsCodec, ImagesCodec } from '../../pipeline/codec.ts';
+import type { DecodedResponse, ImageEditsCodec, ImagesCodec } from '../../core/contracts/vendor-codec.ts';
 import { multipartBody } from '../_kit/multipart.ts';
 import { mapOpenAIError } from './errors.ts';
 import { utf8Text } from '../_kit/read.ts';

@@ -1,5 +1,5 @@
 import { randomBase62 } from '../../core/ids.ts';
-import type { ProviderAdapter } from '../types.ts';
+import type { ProviderAdapter } from '../../core/contracts/provider-adapter.ts';
 import { openaiSpeech, openaiTranscriptions } from './audio.ts';
 import { openaiChat } from './chat.ts';
 import { openaiCompletions } from './completions.ts';

@@ -1,5 +1,5 @@
-import type { PricingUsd } from '../../catalogue/pricing.ts';
-import type { VendorManifest } from '../types.ts';
+import type { PricingUsd } from '../../core/pricing.ts';
+import type { VendorManifest } from '../../core/contracts/provider-adapter.ts';
 import { openaiMediaModels } from './media-models.ts';
 
 /** [input, cached input, output] USD per million tokens, for text and for audio */

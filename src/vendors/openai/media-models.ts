@@ -1,4 +1,4 @@
-import type { KnownModel } from '../types.ts';
+import type { KnownModel } from '../../core/contracts/provider-adapter.ts';
 
 /**
  * The family's media models with the specification's rules (read by the dialects from

@@ -1,5 +1,5 @@
 import { emptyUsage } from '../../core/usage.ts';
-import type { ModerationsCodec } from '../../pipeline/codec.ts';
+import type { ModerationsCodec } from '../../core/contracts/vendor-codec.ts';
 import { decodeOpenAIJson } from './chat.ts';
 import { mapOpenAIError } from './errors.ts';
 

@@ -1,4 +1,4 @@
-import type { ChatCall } from '../../pipeline/codec.ts';
+import type { ChatCall } from '../../core/contracts/vendor-codec.ts';
 import { openaiManifest } from './manifest.ts';
 
 /** OpenAI's own chat models: they take `max_completion_tokens`, and its reasoning models refuse `max_tokens`. */

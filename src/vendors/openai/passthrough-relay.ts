@@ -1,8 +1,8 @@
 import { GatewayError, upstreamUnavailable } from '../../core/errors.ts';
 import type { Usage } from '../../core/usage.ts';
-import { relayEvents, type StreamOutcome, type StreamRelay, type TargetInfo } from '../../pipeline/codec.ts';
-import { countTextTokens } from '../../pipeline/token-counter.ts';
-import { SseDecoder, sseData, type SseEvent } from '../_kit/sse.ts';
+import { relayEvents, type StreamOutcome, type StreamRelay, type TargetInfo } from '../../core/contracts/vendor-codec.ts';
+import { countTextTokens } from '../../core/tokens/token-counter.ts';
+import { SseDecoder, sseData, type SseEvent } from '../../core/sse.ts';
 import { fromOpenAIUsage } from './usage.ts';
 
 const DONE = sseData('[DONE]');

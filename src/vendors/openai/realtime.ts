@@ -1,4 +1,4 @@
-import type { RealtimeCodec } from '../../realtime/codec.ts';
+import type { RealtimeCodec } from '../../core/contracts/realtime-codec.ts';
 import { mapOpenAIError } from './errors.ts';
 
 /**

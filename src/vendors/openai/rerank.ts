@@ -1,6 +1,6 @@
 import type { RerankResult } from '../../core/ir/media.ts';
 import { emptyUsage } from '../../core/usage.ts';
-import type { RerankCodec } from '../../pipeline/codec.ts';
+import type { RerankCodec } from '../../core/contracts/vendor-codec.ts';
 import { mapOpenAIError } from './errors.ts';
 import { utf8Text } from '../_kit/read.ts';
 

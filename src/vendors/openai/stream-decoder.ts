@@ -1,9 +1,9 @@
 import type { GatewayError } from '../../core/errors.ts';
 import type { IrChunk, IrUsage } from '../../core/ir/chat.ts';
-import type { TargetInfo } from '../../pipeline/codec.ts';
+import type { TargetInfo } from '../../core/contracts/vendor-codec.ts';
 import type { IrStreamDecoder } from '../_kit/ir-relay.ts';
 import { asObject, parseJson } from '../_kit/read.ts';
-import type { SseEvent } from '../_kit/sse.ts';
+import type { SseEvent } from '../../core/sse.ts';
 import { chunkToIr, usageToIr } from './convert-response.ts';
 import { inBandError } from './passthrough-relay.ts';
 

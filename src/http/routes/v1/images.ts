@@ -6,7 +6,7 @@ import { encodeImages } from '../../../dialects/openai/encode-images.ts';
 import { imageEditJsonSchema, imageGenerationSchema } from '../../../dialects/openai/media-schemas.ts';
 import type { Gateway } from '../../../gateway.ts';
 import { readMultipart } from '../../../media/uploads.ts';
-import type { DecodedResponse } from '../../../pipeline/codec.ts';
+import type { DecodedResponse } from '../../../core/contracts/vendor-codec.ts';
 import { runOperation } from '../../../pipeline/run-operation.ts';
 import { checkModelAllowed } from '../../authenticate.ts';
 import { modelParam } from '../../model-param.ts';

@@ -7,7 +7,7 @@ import { messagesErrorDialect } from '../../../dialects/messages/encode-error.ts
 import { countTokensSchema, messagesSchema } from '../../../dialects/messages/schemas.ts';
 import type { Gateway } from '../../../gateway.ts';
 import { countPrompt } from '../../../pipeline/off-loop-counter.ts';
-import { bodyBytesOf } from '../../../pipeline/prompt-estimate.ts';
+import { bodyBytesOf } from '../../../core/tokens/prompt-estimate.ts';
 import { runOperation } from '../../../pipeline/run-operation.ts';
 import { admitBeforeWork } from '../../admission.ts';
 import { authenticateWith, bearerToken, checkModelAllowed } from '../../authenticate.ts';

@@ -5,7 +5,7 @@ import { decodeEmbeddings } from '../../../dialects/openai/decode-embeddings.ts'
 import { chatCompletionSchema, completionSchema, embeddingSchema } from '../../../dialects/openai/schemas.ts';
 import type { Gateway } from '../../../gateway.ts';
 import { counterFor } from '../../../pipeline/off-loop-counter.ts';
-import { bodyBytesOf } from '../../../pipeline/prompt-estimate.ts';
+import { bodyBytesOf } from '../../../core/tokens/prompt-estimate.ts';
 import { runOperation } from '../../../pipeline/run-operation.ts';
 import { checkModelAllowed } from '../../authenticate.ts';
 import { contextOf } from '../../request-context.ts';

@@ -8,7 +8,7 @@ import { videoGenerationSchema, videoJobSchema, videoListQuery } from '../../../
 import { decodeVideo, DEFAULT_VIDEO_MODEL, generationView, videoView } from '../../../dialects/openai/videos.ts';
 import type { Gateway } from '../../../gateway.ts';
 import { readMultipart } from '../../../media/uploads.ts';
-import type { DecodedResponse, TargetInfo } from '../../../pipeline/codec.ts';
+import type { DecodedResponse, TargetInfo } from '../../../core/contracts/vendor-codec.ts';
 import { runOperation } from '../../../pipeline/run-operation.ts';
 import type { VideoJobRow } from '../../../store/schema.ts';
 import { checkModelAllowed } from '../../authenticate.ts';

@@ -4,7 +4,7 @@
 import type { ServerResponse } from 'node:http';
 import { delay, startEventStream } from '../../_kit/sim-http.ts';
 import { splitBySize, splitIntoChunks } from '../../_kit/sim-text.ts';
-import { sseNamed } from '../../_kit/sse.ts';
+import { sseNamed } from '../../../core/sse.ts';
 import { STREAM_ERROR } from './errors.ts';
 import type { Reply, ReplyBlock } from './reply.ts';
 

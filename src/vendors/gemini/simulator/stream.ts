@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import { delay, startEventStream } from '../../_kit/sim-http.ts';
 import { splitIntoChunks } from '../../_kit/sim-text.ts';
-import { sseData } from '../../_kit/sse.ts';
+import { sseData } from '../../../core/sse.ts';
 import { STREAM_ERROR } from './errors.ts';
 import type { CandidateReply, Reply } from './reply.ts';
 

@@ -1,6 +1,6 @@
-import { invalidRequest } from '../core/errors.ts';
-import type { Usage } from '../core/usage.ts';
-import type { CatalogueModel } from './catalogue.ts';
+import { invalidRequest } from './errors.ts';
+import type { Usage } from './usage.ts';
+import type { CatalogueModel } from './contracts/catalogue-model.ts';
 
 /**
  * Upstream features that cost money beyond the tokens (a service tier, a built-in tool billed

@@ -1,6 +1,6 @@
-import type { GatewayError } from '../core/errors.ts';
-import type { IrChatRequest } from '../core/ir/chat.ts';
-import type { ChatOutput } from '../core/ir/output.ts';
+import type { GatewayError } from '../errors.ts';
+import type { IrChatRequest } from '../ir/chat.ts';
+import type { ChatOutput } from '../ir/output.ts';
 import type {
   ImageEditCall,
   ImageGenerationCall,
@@ -13,9 +13,9 @@ import type {
   VideoCall,
   VideoPoll,
   VideoSubmitted,
-} from '../core/ir/media.ts';
-import type { Usage } from '../core/usage.ts';
-import type { SseEvent } from '../vendors/_kit/sse.ts';
+} from '../ir/media.ts';
+import type { Usage } from '../usage.ts';
+import type { SseEvent } from '../sse.ts';
 
 /**
  * The contract between the pipeline and a vendor family for one operation. Codecs are pure:

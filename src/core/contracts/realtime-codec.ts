@@ -1,5 +1,5 @@
-import type { UpstreamFailure } from '../pipeline/codec.ts';
-import type { ProviderSettings } from '../store/repositories/providers.ts';
+import type { UpstreamFailure } from './vendor-codec.ts';
+import type { ProviderSettings } from './provider-settings.ts';
 
 /**
  * The two generations of the realtime interface (protocols.md §2.9): the older beta one, chosen

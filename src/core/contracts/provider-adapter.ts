@@ -1,4 +1,4 @@
-import type { PricingUsd } from '../catalogue/pricing.ts';
+import type { PricingUsd } from '../pricing.ts';
 import type {
   ChatCodec,
   CompletionsCodec,
@@ -12,8 +12,8 @@ import type {
   SpeechCodec,
   TranscriptionCodec,
   VideoCodec,
-} from '../pipeline/codec.ts';
-import type { RealtimeCodec } from '../realtime/codec.ts';
+} from './vendor-codec.ts';
+import type { RealtimeCodec } from './realtime-codec.ts';
 
 export type ModelKind =
   | 'chat'

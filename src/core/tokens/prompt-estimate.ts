@@ -1,4 +1,4 @@
-import { countPrompt, OFF_LOOP_BYTES } from './off-loop-counter.ts';
+import { countPrompt, OFF_LOOP_BYTES } from '../../pipeline/off-loop-counter.ts';
 import { countTextTokens, type TextCounter } from './token-counter.ts';
 
 /**

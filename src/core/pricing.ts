@@ -1,5 +1,5 @@
-import { CostSum, usdToNano, type Nano } from '../core/money.ts';
-import type { Usage } from '../core/usage.ts';
+import { CostSum, usdToNano, type Nano } from './money.ts';
+import type { Usage } from './usage.ts';
 
 /** Prices as operators write them (admin API, YAML): USD, each field optional, combined additively. */
 export interface PricingUsd {
