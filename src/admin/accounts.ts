@@ -1,37 +1,37 @@
 import { invalidRequest, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { nanoToUsd, usdToNano } from '../core/money.ts';
-import type { Gateway } from '../gateway.ts';
+import type { AdminDeps } from './deps.ts';
 import type { AccountRecord } from '../store/repositories/accounts.ts';
 
-export function accountView(gateway: Gateway, record: AccountRecord) {
+export function accountView(deps: AdminDeps, record: AccountRecord) {
   return {
     id: record.id,
     name: record.name,
     email: record.email,
-    balance_usd: nanoToUsd(gateway.ledger.balance(record.id) ?? record.balanceNano),
-    reserved_usd: nanoToUsd(gateway.ledger.reserved(record.id)),
+    balance_usd: nanoToUsd(deps.ledger.balance(record.id) ?? record.balanceNano),
+    reserved_usd: nanoToUsd(deps.ledger.reserved(record.id)),
     disabled: record.disabled,
     created_at: new Date(record.createdAt).toISOString(),
   };
 }
 
-export async function createAccount(gateway: Gateway, body: { name: string; email?: string | null }): Promise<AccountRecord> {
-  const record = await gateway.repos.accounts.insert({ id: newId('acct'), name: body.name, email: body.email ?? null });
-  await gateway.sync.refresh();
+export async function createAccount(deps: AdminDeps, body: { name: string; email?: string | null }): Promise<AccountRecord> {
+  const record = await deps.repos.accounts.insert({ id: newId('acct'), name: body.name, email: body.email ?? null });
+  await deps.sync.refresh();
   return record;
 }
 
-export async function findAccount(gateway: Gateway, id: string): Promise<AccountRecord> {
-  const record = await gateway.repos.accounts.get(id);
+export async function findAccount(deps: AdminDeps, id: string): Promise<AccountRecord> {
+  const record = await deps.repos.accounts.get(id);
   if (!record) throw notFound(`No account with id "${id}".`, 'id');
   return record;
 }
 
-export async function updateAccount(gateway: Gateway, id: string, patch: { name?: string; email?: string | null; disabled?: boolean }): Promise<AccountRecord> {
-  const record = await gateway.repos.accounts.update(id, patch);
+export async function updateAccount(deps: AdminDeps, id: string, patch: { name?: string; email?: string | null; disabled?: boolean }): Promise<AccountRecord> {
+  const record = await deps.repos.accounts.update(id, patch);
   if (!record) throw notFound(`No account with id "${id}".`, 'id');
-  await gateway.sync.refresh();
+  await deps.sync.refresh();
   return record;
 }
 
@@ -40,17 +40,17 @@ export async function updateAccount(gateway: Gateway, id: string, patch: { name?
  * the caller sends one, so a retried credit is applied once. Resolves once it is durable.
  */
 export async function creditAccount(
-  gateway: Gateway,
+  deps: AdminDeps,
   id: string,
   body: { amount_usd: number; note?: string },
   idempotencyKey: string | undefined,
   requestId: string,
 ): Promise<number> {
-  await findAccount(gateway, id);
+  await findAccount(deps, id);
   const amount = usdToNano(body.amount_usd);
   if (amount === 0) throw invalidRequest('amount_usd must not be zero', 'amount_usd');
   const entryKey = idempotencyKey ? `credit:${id}:${idempotencyKey}` : `credit:${requestId}`;
-  gateway.ledger.adjust(id, amount, amount > 0 ? 'credit' : 'correction', entryKey, body.note ?? null);
-  await gateway.sync.now();
-  return nanoToUsd(gateway.ledger.balance(id) ?? 0);
+  deps.ledger.adjust(id, amount, amount > 0 ? 'credit' : 'correction', entryKey, body.note ?? null);
+  await deps.sync.now();
+  return nanoToUsd(deps.ledger.balance(id) ?? 0);
 }

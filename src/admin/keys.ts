@@ -2,7 +2,7 @@ import { invalidRequest, notFound } from '../core/errors.ts';
 import { newApiKey, newId } from '../core/ids.ts';
 import { nanoToUsd, usdToNano } from '../core/money.ts';
 import { hashApiKey, keyHint } from '../auth/key-hash.ts';
-import type { Gateway } from '../gateway.ts';
+import type { AdminDeps } from './deps.ts';
 import type { ApiKeyRecord, KeyLimits } from '../store/repositories/api-keys.ts';
 import { findAccount } from './accounts.ts';
 import type { KeyCreate, KeyPatch } from './schemas.ts';
@@ -27,7 +27,7 @@ export function limitsView(limits: KeyLimits) {
  * sets), `customer_limits` the customer's own from the console, `status` what applies (the
  * tighter of the two).
  */
-export function keyView(gateway: Gateway, record: ApiKeyRecord) {
+export function keyView(deps: AdminDeps, record: ApiKeyRecord) {
   const now = Date.now();
   return {
     id: record.id,
@@ -37,7 +37,7 @@ export function keyView(gateway: Gateway, record: ApiKeyRecord) {
     status: record.disabled ? 'disabled' : record.expiresAt !== null && record.expiresAt <= now ? 'expired' : 'active',
     ...limitsView(record.operator),
     customer_limits: limitsView(record.customer),
-    spent_usd: nanoToUsd(gateway.ledger.keySpent(record.id) || record.spentNano),
+    spent_usd: nanoToUsd(deps.ledger.keySpent(record.id) || record.spentNano),
     last_used_at: record.lastUsedAt === null ? null : new Date(record.lastUsedAt).toISOString(),
     created_at: new Date(record.createdAt).toISOString(),
   };
@@ -51,8 +51,8 @@ function parseExpiry(value: string | null | undefined): number | null | undefine
 }
 
 /** Creates a key; the only time its secret exists outside the caller's hands is this answer. */
-export async function createKey(gateway: Gateway, accountId: string, body: KeyCreate, setBy: LimitsSetBy = 'operator'): Promise<{ record: ApiKeyRecord; secret: string }> {
-  await findAccount(gateway, accountId);
+export async function createKey(deps: AdminDeps, accountId: string, body: KeyCreate, setBy: LimitsSetBy = 'operator'): Promise<{ record: ApiKeyRecord; secret: string }> {
+  await findAccount(deps, accountId);
   const expiresAt = parseExpiry(body.expires_at) ?? null;
   if (expiresAt !== null && expiresAt <= Date.now()) throw invalidRequest('expires_at must be in the future', 'expires_at');
   const secret = newApiKey();
@@ -63,7 +63,7 @@ export async function createKey(gateway: Gateway, accountId: string, body: KeyCr
     tpm: body.tpm ?? null,
     maxSpendNano: body.max_spend_usd == null ? null : usdToNano(body.max_spend_usd),
   };
-  const record = await gateway.repos.apiKeys.insert({
+  const record = await deps.repos.apiKeys.insert({
     id: newId('key'),
     accountId,
     name: body.name ?? null,
@@ -71,18 +71,18 @@ export async function createKey(gateway: Gateway, accountId: string, body: KeyCr
     keyHint: keyHint(secret),
     ...(setBy === 'operator' ? limits : { expiresAt: null, models: null, rpm: null, tpm: null, maxSpendNano: null, customer: limits }),
   });
-  await gateway.sync.refresh();
+  await deps.sync.refresh();
   return { record, secret };
 }
 
-export async function updateKey(gateway: Gateway, id: string, body: KeyPatch, setBy: LimitsSetBy = 'operator'): Promise<ApiKeyRecord> {
+export async function updateKey(deps: AdminDeps, id: string, body: KeyPatch, setBy: LimitsSetBy = 'operator'): Promise<ApiKeyRecord> {
   const limits = limitsPatch(body);
-  const record = await gateway.repos.apiKeys.update(id, {
+  const record = await deps.repos.apiKeys.update(id, {
     ...(body.name !== undefined && { name: body.name }),
     ...(setBy === 'operator' ? limits : { customer: limits }),
   });
   if (!record) throw notFound(`No key with id "${id}".`, 'id');
-  await gateway.sync.refresh();
+  await deps.sync.refresh();
   return record;
 }
 
@@ -99,17 +99,17 @@ export function limitsPatch(body: KeyPatch): Partial<KeyLimits> {
   };
 }
 
-export async function revokeKey(gateway: Gateway, id: string): Promise<void> {
-  const record = await gateway.repos.apiKeys.update(id, { revoked: true, disabled: true });
+export async function revokeKey(deps: AdminDeps, id: string): Promise<void> {
+  const record = await deps.repos.apiKeys.update(id, { revoked: true, disabled: true });
   if (!record) throw notFound(`No key with id "${id}".`, 'id');
-  await gateway.sync.refresh();
+  await deps.sync.refresh();
 }
 
 /** Rolls a key: same id, limits and history, a new secret (shown once); the old one stops working. */
-export async function rollKey(gateway: Gateway, id: string): Promise<{ record: ApiKeyRecord; secret: string }> {
+export async function rollKey(deps: AdminDeps, id: string): Promise<{ record: ApiKeyRecord; secret: string }> {
   const secret = newApiKey();
-  const record = await gateway.repos.apiKeys.replaceSecret(id, hashApiKey(secret), keyHint(secret));
+  const record = await deps.repos.apiKeys.replaceSecret(id, hashApiKey(secret), keyHint(secret));
   if (!record) throw notFound(`No key with id "${id}".`, 'id');
-  await gateway.sync.refresh();
+  await deps.sync.refresh();
   return { record, secret };
 }

@@ -1,8 +1,8 @@
 import type { CatalogueModel } from '../core/contracts/catalogue-model.ts';
-import type { Gateway } from '../gateway.ts';
+import type { AdminDeps } from './deps.ts';
 import type { ModelPut } from './schemas.ts';
 
-export function modelView(gateway: Gateway, model: CatalogueModel) {
+export function modelView(deps: AdminDeps, model: CatalogueModel) {
   return {
     id: model.id,
     kind: model.kind,
@@ -12,7 +12,7 @@ export function modelView(gateway: Gateway, model: CatalogueModel) {
     max_output_tokens: model.maxOutputTokens,
     pricing: model.pricingUsd ?? {},
     pricing_source: model.pricingSource,
-    served_by: gateway.router
+    served_by: deps.router
       .all()
       .filter((p) => p.record.enabled && p.record.models.includes(model.id))
       .map((p) => p.record.id),
@@ -20,15 +20,15 @@ export function modelView(gateway: Gateway, model: CatalogueModel) {
 }
 
 /** Every known model, plus models providers serve that no catalogue entry describes. */
-export function listModels(gateway: Gateway): CatalogueModel[] {
-  const ids = new Set([...gateway.catalogue.list().map((m) => m.id), ...gateway.router.servedModels()]);
-  return [...ids].sort().map((id) => gateway.catalogue.get(id));
+export function listModels(deps: AdminDeps): CatalogueModel[] {
+  const ids = new Set([...deps.catalogue.list().map((m) => m.id), ...deps.router.servedModels()]);
+  return [...ids].sort().map((id) => deps.catalogue.get(id));
 }
 
-export async function putModel(gateway: Gateway, id: string, body: ModelPut): Promise<CatalogueModel> {
-  const current = gateway.catalogue.get(id);
+export async function putModel(deps: AdminDeps, id: string, body: ModelPut): Promise<CatalogueModel> {
+  const current = deps.catalogue.get(id);
   const pricing = body.pricing ?? (current.pricingSource === 'override' ? current.pricingUsd : null);
-  await gateway.repos.modelOverrides.upsert(id, pricing as Record<string, unknown> | null, body.capabilities ?? null);
-  await gateway.sync.now();
-  return gateway.catalogue.get(id);
+  await deps.repos.modelOverrides.upsert(id, pricing as Record<string, unknown> | null, body.capabilities ?? null);
+  await deps.sync.now();
+  return deps.catalogue.get(id);
 }

@@ -1,12 +1,12 @@
 import { GatewayError, invalidRequest, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
-import type { Gateway } from '../gateway.ts';
+import type { AdminDeps } from './deps.ts';
 import type { ProviderRecord } from '../store/repositories/providers.ts';
 import { adapterFor, familyNames, providerBaseUrl } from '../vendors/registry.ts';
 import type { ProviderCreate, ProviderPatchBody } from './schemas.ts';
 
-export function providerView(gateway: Gateway, record: ProviderRecord) {
-  const runtime = gateway.router.get(record.id);
+export function providerView(deps: AdminDeps, record: ProviderRecord) {
+  const runtime = deps.router.get(record.id);
   return {
     id: record.id,
     name: record.name,
@@ -43,11 +43,11 @@ function nameTaken(name: string): GatewayError {
   return new GatewayError({ status: 409, type: 'invalid_request_error', message: `A provider named "${name}" already exists.`, param: 'name', code: 'conflict' });
 }
 
-export async function createProvider(gateway: Gateway, body: ProviderCreate, extraSettings: Record<string, unknown> = {}): Promise<ProviderRecord> {
+export async function createProvider(deps: AdminDeps, body: ProviderCreate, extraSettings: Record<string, unknown> = {}): Promise<ProviderRecord> {
   checkType(body.type);
   checkModelMap(body.models, body.model_map ?? {});
-  if (await gateway.repos.providers.findByName(body.name)) throw nameTaken(body.name);
-  const record = await gateway.repos.providers.insert({
+  if (await deps.repos.providers.findByName(body.name)) throw nameTaken(body.name);
+  const record = await deps.repos.providers.insert({
     id: newId('prov'),
     name: body.name,
     type: body.type,
@@ -60,16 +60,16 @@ export async function createProvider(gateway: Gateway, body: ProviderCreate, ext
     enabled: body.enabled ?? true,
     settings: { ...(body.settings ?? {}), ...extraSettings },
   });
-  await gateway.sync.refresh();
+  await deps.sync.refresh();
   return record;
 }
 
-export async function updateProvider(gateway: Gateway, id: string, body: ProviderPatchBody): Promise<ProviderRecord> {
-  const current = await findProvider(gateway, id);
+export async function updateProvider(deps: AdminDeps, id: string, body: ProviderPatchBody): Promise<ProviderRecord> {
+  const current = await findProvider(deps, id);
   if (body.type !== undefined) checkType(body.type);
   checkModelMap(body.models ?? current.models, body.model_map ?? current.modelMap);
-  if (body.name !== undefined && body.name !== current.name && (await gateway.repos.providers.findByName(body.name))) throw nameTaken(body.name);
-  const updated = await gateway.repos.providers.update(id, {
+  if (body.name !== undefined && body.name !== current.name && (await deps.repos.providers.findByName(body.name))) throw nameTaken(body.name);
+  const updated = await deps.repos.providers.update(id, {
     ...(body.name !== undefined && { name: body.name }),
     ...(body.type !== undefined && { type: body.type }),
     // a new type or a new URL: the URL in the form the (new) family's adapter appends paths to
@@ -83,29 +83,29 @@ export async function updateProvider(gateway: Gateway, id: string, body: Provide
     ...(body.settings !== undefined && { settings: { ...current.settings, ...body.settings } }),
   });
   if (!updated) throw providerNotFound(id);
-  await gateway.sync.refresh();
+  await deps.sync.refresh();
   return updated;
 }
 
-export async function removeProvider(gateway: Gateway, id: string): Promise<void> {
-  if (!(await gateway.repos.providers.remove(id))) throw providerNotFound(id);
-  await gateway.sync.refresh();
+export async function removeProvider(deps: AdminDeps, id: string): Promise<void> {
+  if (!(await deps.repos.providers.remove(id))) throw providerNotFound(id);
+  await deps.sync.refresh();
 }
 
 /** YAML and quick start: create by name, or bring the existing one to the declared state. */
-export async function upsertProvider(gateway: Gateway, body: ProviderCreate): Promise<ProviderRecord> {
-  const existing = await gateway.repos.providers.findByName(body.name);
-  return existing ? updateProvider(gateway, existing.id, body) : createProvider(gateway, body);
+export async function upsertProvider(deps: AdminDeps, body: ProviderCreate): Promise<ProviderRecord> {
+  const existing = await deps.repos.providers.findByName(body.name);
+  return existing ? updateProvider(deps, existing.id, body) : createProvider(deps, body);
 }
 
-export async function findProvider(gateway: Gateway, id: string): Promise<ProviderRecord> {
-  const record = await gateway.repos.providers.get(id);
+export async function findProvider(deps: AdminDeps, id: string): Promise<ProviderRecord> {
+  const record = await deps.repos.providers.get(id);
   if (!record) throw providerNotFound(id);
   return record;
 }
 
-export async function listProviders(gateway: Gateway): Promise<ProviderRecord[]> {
-  return gateway.repos.providers.list();
+export async function listProviders(deps: AdminDeps): Promise<ProviderRecord[]> {
+  return deps.repos.providers.list();
 }
 
 const providerNotFound = (id: string) => notFound(`No provider with id "${id}".`, 'id');
