@@ -2,7 +2,7 @@ import { keyView } from '../admin/keys.ts';
 import type { Gateway } from '../gateway.ts';
 import type { ApiKeyRecord, KeyLimits } from '../store/repositories/api-keys.ts';
 import type { LedgerRow, UsageRow } from '../store/schema.ts';
-import { usd } from './money.ts';
+import { usdString } from '../core/money.ts';
 
 /** A key as the console shows it: masked hint only, money as exact USD strings. */
 export function consoleKeyView(gateway: Gateway, record: ApiKeyRecord) {
@@ -12,7 +12,7 @@ export function consoleKeyView(gateway: Gateway, record: ApiKeyRecord) {
     ...base,
     // the limits that apply: the tighter of the operator's and the customer's own, both shown beside
     ...consoleLimits(record),
-    spent_usd: usd(spent),
+    spent_usd: usdString(spent),
     operator_limits: consoleLimits(record.operator),
     own_limits: consoleLimits(record.customer),
   };
@@ -24,7 +24,7 @@ function consoleLimits(limits: KeyLimits) {
     expires_at: limits.expiresAt === null ? null : new Date(limits.expiresAt).toISOString(),
     rpm: limits.rpm,
     tpm: limits.tpm,
-    max_spend_usd: limits.maxSpendNano === null ? null : usd(limits.maxSpendNano),
+    max_spend_usd: limits.maxSpendNano === null ? null : usdString(limits.maxSpendNano),
     models: limits.models,
   };
 }
@@ -44,7 +44,7 @@ export function usageRowView(row: UsageRow) {
     completion_tokens: row.completion_tokens,
     cached_tokens: row.cached_tokens,
     units: row.units,
-    cost_usd: usd(row.cost_nano),
+    cost_usd: usdString(row.cost_nano),
     latency_ms: row.latency_ms,
     estimated: row.estimated === 1,
     error_type: row.error_type,
@@ -55,8 +55,8 @@ export function ledgerRowView(row: LedgerRow, balanceAfterNano: number) {
   return {
     id: row.id,
     kind: row.kind,
-    amount_usd: usd(row.amount_nano),
-    balance_usd: usd(balanceAfterNano),
+    amount_usd: usdString(row.amount_nano),
+    balance_usd: usdString(balanceAfterNano),
     note: row.note,
     request_id: row.request_id,
     key_id: row.key_id,

@@ -19,9 +19,33 @@ export function usdToNano(usd: number): Nano {
   return usd < 0 && nano !== 0 ? -nano : nano;
 }
 
+/** USD as a JSON number (the admin API's amounts): exact to the cent, a float beyond. */
 export function nanoToUsd(nano: Nano): number {
   return nano / NANO_PER_USD;
 }
+
+/**
+ * USD as an exact decimal string from integer nano-dollars ("12.50", "0.0000045", "-3.00"): the
+ * console's amounts, the ledger's own numbers, never a float's rounding of them (its pages round
+ * to the cent for people and show this on hover).
+ */
+export function usdString(nano: Nano): string {
+  const negative = nano < 0;
+  const abs = BigInt(Math.abs(nano));
+  const scale = BigInt(NANO_PER_USD);
+  const whole = abs / scale;
+  let fraction = (abs % scale).toString().padStart(9, '0').replace(/0+$/, '');
+  if (fraction.length < 2) fraction = fraction.padEnd(2, '0');
+  return `${negative ? '-' : ''}${whole}.${fraction}`;
+}
+
+/** A USD amount as stored in a price table (a number) in the same exact string form. */
+export function usdStringOfNumber(value: number): string {
+  return usdString(Math.round(value * NANO_PER_USD));
+}
+
+/** How a view shows money: `nanoToUsd` (admin API) or `usdString` (console). */
+export type MoneyFormat<T> = (nano: Nano) => T;
 
 const MILLION = 1_000_000;
 

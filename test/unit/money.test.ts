@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { costOfUnits, NANO_PER_USD, nanoToUsd, usdToNano } from '../../src/core/money.ts';
+import { costOfUnits, NANO_PER_USD, nanoToUsd, usdString, usdStringOfNumber, usdToNano } from '../../src/core/money.ts';
 
 describe('usdToNano', () => {
   test('decimal amounts that are inexact in binary convert exactly', () => {
@@ -119,5 +119,20 @@ describe('costOfUnits', () => {
     const edge: [number, number][] = [[1, 9_007_199_254_499_999]];
     assert.equal(costOfUnits(edge), 9_007_199_254);
     assert.equal(costOfUnits(edge), exact(edge));
+  });
+});
+
+describe('usdString', () => {
+  test('the exact decimal of the nano-dollars: at least two decimals, no float rounding, a minus sign', () => {
+    assert.equal(usdString(12_500_000_000), '12.50');
+    assert.equal(usdString(4_500), '0.0000045');
+    assert.equal(usdString(-3 * NANO_PER_USD), '-3.00');
+    assert.equal(usdString(0), '0.00');
+    assert.equal(usdString(Number.MAX_SAFE_INTEGER), '9007199.254740991');
+  });
+
+  test('a price stored as a USD number reads the same way', () => {
+    assert.equal(usdStringOfNumber(0.0375), '0.0375');
+    assert.equal(usdStringOfNumber(2.5), '2.50');
   });
 });

@@ -7,11 +7,11 @@ import { notFound } from '../../core/errors.ts';
 import type { Gateway } from '../../gateway.ts';
 import type { AccountRecord } from '../../store/repositories/accounts.ts';
 import type { ConsoleContext } from '../context.ts';
-import { usd } from '../money.ts';
 import { requireAdminHook } from '../security/session.ts';
 import { readLedgerPage } from '../services/ledger-page.ts';
 import { keysPage } from '../store/keys-page.ts';
 import { consoleKeyView } from '../views.ts';
+import { usdString } from '../../core/money.ts';
 
 type IdParams = { Params: { id: string } };
 
@@ -33,8 +33,8 @@ function accountConsoleView(gateway: Gateway, record: AccountRecord) {
     id: record.id,
     name: record.name,
     email: record.email,
-    balance_usd: usd(gateway.ledger.balance(record.id) ?? record.balanceNano),
-    reserved_usd: usd(gateway.ledger.reserved(record.id)),
+    balance_usd: usdString(gateway.ledger.balance(record.id) ?? record.balanceNano),
+    reserved_usd: usdString(gateway.ledger.reserved(record.id)),
     disabled: record.disabled,
     created_at: new Date(record.createdAt).toISOString(),
   };

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ConsoleContext } from '../context.ts';
-import { usd } from '../money.ts';
 import { requireAdminHook } from '../security/session.ts';
 import { latencyQuantile, rollupSeries, rollupTop, rollupTotals, type Totals } from '../store/usage-stats.ts';
+import { usdString } from '../../core/money.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -11,7 +11,7 @@ function summary(t: Totals) {
     requests: t.requests,
     errors: t.errors,
     error_rate: t.requests === 0 ? 0 : t.errors / t.requests,
-    cost_usd: usd(t.costNano),
+    cost_usd: usdString(t.costNano),
     tokens: t.promptTokens + t.completionTokens,
     p95_latency_ms: latencyQuantile(t.latency, 0.95),
   };
@@ -57,8 +57,8 @@ export function registerAdminOverviewRoutes(app: FastifyInstance, ctx: ConsoleCo
           errors_24h: t?.errors ?? 0,
         };
       }),
-      top_accounts: topAccounts.map((a) => ({ id: a.id, name: names.get(a.id) ?? a.id, requests: a.requests, cost_usd: usd(a.costNano) })),
-      top_models: topModels.map((m) => ({ id: m.id, requests: m.requests, tokens: m.tokens, cost_usd: usd(m.costNano) })),
+      top_accounts: topAccounts.map((a) => ({ id: a.id, name: names.get(a.id) ?? a.id, requests: a.requests, cost_usd: usdString(a.costNano) })),
+      top_models: topModels.map((m) => ({ id: m.id, requests: m.requests, tokens: m.tokens, cost_usd: usdString(m.costNano) })),
     };
   });
 }

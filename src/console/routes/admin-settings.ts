@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { notFound } from '../../core/errors.ts';
-import { usdToNano } from '../../core/money.ts';
+import { usdString, usdToNano } from '../../core/money.ts';
 import type { ConsoleContext } from '../context.ts';
-import { usd } from '../money.ts';
 import { requireAdminHook } from '../security/session.ts';
 import type { ConsoleSettings } from '../store/settings.ts';
 
@@ -29,12 +28,12 @@ const InviteBody = Type.Object(
 export function settingsView(s: ConsoleSettings) {
   return {
     registration_mode: s.registration_mode,
-    signup_credit_usd: usd(s.signup_credit_nano),
+    signup_credit_usd: usdString(s.signup_credit_nano),
     default_key_rpm: s.default_key_rpm,
     default_key_tpm: s.default_key_tpm,
-    default_key_max_spend_usd: s.default_key_max_spend_nano === null ? null : usd(s.default_key_max_spend_nano),
+    default_key_max_spend_usd: s.default_key_max_spend_nano === null ? null : usdString(s.default_key_max_spend_nano),
     usage_retention_days: s.usage_retention_days,
-    low_balance_usd: usd(s.low_balance_nano),
+    low_balance_usd: usdString(s.low_balance_nano),
   };
 }
 

@@ -3,13 +3,13 @@ import { Type, type Static } from 'typebox';
 import { findAccount } from '../../admin/accounts.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { ConsoleContext } from '../context.ts';
-import { usd } from '../money.ts';
 import { clientBaseUrl } from '../public-url.ts';
 import { accountOf, requireCustomerHook } from '../security/session.ts';
 import { readLedgerPage } from '../services/ledger-page.ts';
 import { modelPriceView } from '../services/model-prices.ts';
 import { redeemCode } from '../services/redeem.ts';
 import { rollupSeries, rollupTotals, type Totals } from '../store/usage-stats.ts';
+import { usdString } from '../../core/money.ts';
 
 const DAY_MS = 86_400_000;
 const OverviewQuery = Type.Object({ day_start: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })) }, { additionalProperties: false });
@@ -20,7 +20,7 @@ const LedgerQuery = Type.Object(
 const RedeemBody = Type.Object({ code: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
 
 export function totalsView(t: Totals) {
-  return { requests: t.requests, errors: t.errors, cost_usd: usd(t.costNano), tokens: t.promptTokens + t.completionTokens };
+  return { requests: t.requests, errors: t.errors, cost_usd: usdString(t.costNano), tokens: t.promptTokens + t.completionTokens };
 }
 
 /** The customer's overview, ledger, redemption and model prices. */
@@ -49,9 +49,9 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: ConsoleContext
     const balance = gateway.ledger.balance(accountId) ?? account.balanceNano;
     const served = gateway.router.servedModels().sort();
     return {
-      balance_usd: usd(balance),
-      reserved_usd: usd(gateway.ledger.reserved(accountId)),
-      low_balance_usd: usd(settings.low_balance_nano),
+      balance_usd: usdString(balance),
+      reserved_usd: usdString(gateway.ledger.reserved(accountId)),
+      low_balance_usd: usdString(settings.low_balance_nano),
       low_balance: balance < settings.low_balance_nano,
       account_disabled: account.disabled,
       today: totalsView(today),

@@ -6,11 +6,11 @@ import type { Gateway } from '../../gateway.ts';
 import type { UsageRow } from '../../store/schema.ts';
 import type { ConsoleContext } from '../context.ts';
 import { csvLine } from '../csv.ts';
-import { usd } from '../money.ts';
 import { rollupSeries, rollupTop, rollupTotals, type GroupBy } from '../store/usage-stats.ts';
 import { allUsageRows, usageRows } from '../store/usage-rows.ts';
 import { usageRowView } from '../views.ts';
 import { ExportQuery, RowsQuery, SeriesQuery, toFilter } from './usage-query.ts';
+import { usdString } from '../../core/money.ts';
 
 export interface UsageScope {
   prefix: string;
@@ -53,7 +53,7 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: ConsoleContext, s
       totals: {
         requests: totals.requests,
         errors: totals.errors,
-        cost_usd: usd(totals.costNano),
+        cost_usd: usdString(totals.costNano),
         prompt_tokens: totals.promptTokens,
         completion_tokens: totals.completionTokens,
       },
@@ -123,10 +123,10 @@ async function sendCsv(reply: FastifyReply, rows: AsyncGenerator<UsageRow>, oper
       completion += r.completion_tokens;
       cached += r.cached_tokens;
       cost += r.cost_nano;
-      const values = [new Date(r.created_at).toISOString(), r.request_id, r.key_id, r.model, r.endpoint, r.status, r.prompt_tokens, r.completion_tokens, r.cached_tokens, r.units, usd(r.cost_nano), r.latency_ms];
+      const values = [new Date(r.created_at).toISOString(), r.request_id, r.key_id, r.model, r.endpoint, r.status, r.prompt_tokens, r.completion_tokens, r.cached_tokens, r.units, usdString(r.cost_nano), r.latency_ms];
       yield csvLine(operator ? [r.account_id, ...values] : values);
     }
-    const totals = [`TOTAL (${count} requests)`, '', '', '', '', '', prompt, completion, cached, '', usd(cost), ''];
+    const totals = [`TOTAL (${count} requests)`, '', '', '', '', '', prompt, completion, cached, '', usdString(cost), ''];
     yield csvLine(operator ? ['', ...totals] : totals);
   }
   const stamp = new Date().toISOString().slice(0, 10);

@@ -1,9 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { invalidRequest } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { usdToNano } from '../../core/money.ts';
+import { usdString, usdToNano } from '../../core/money.ts';
 import type { ConsoleContext } from '../context.ts';
-import { usd } from '../money.ts';
 import { statusOf, type RedemptionCode } from '../store/redemption-codes.ts';
 
 // Crockford's base32 without I, L, O, U: nothing to misread when typed from paper
@@ -25,7 +24,7 @@ export function codeView(code: RedemptionCode) {
     id: code.id,
     code: code.code,
     batch: code.batch,
-    amount_usd: usd(code.amountNano),
+    amount_usd: usdString(code.amountNano),
     note: code.note,
     status: statusOf(code),
     expires_at: code.expiresAt === null ? null : new Date(code.expiresAt).toISOString(),

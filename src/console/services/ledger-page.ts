@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Gateway } from '../../gateway.ts';
-import { usd } from '../money.ts';
 import { ledgerRowView } from '../views.ts';
+import { usdString } from '../../core/money.ts';
 
 /**
  * A page of the journal, newest first, each entry with the balance right after it. The balance
@@ -27,7 +27,7 @@ export async function readLedgerPage(gateway: Gateway, accountId: string, limit:
     return view;
   });
   return {
-    balance_usd: usd(Number(snapshot?.balance ?? 0)),
+    balance_usd: usdString(Number(snapshot?.balance ?? 0)),
     data,
     next_before: rows.length > limit ? page[page.length - 1]!.id : null,
   };

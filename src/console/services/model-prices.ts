@@ -1,6 +1,6 @@
 import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 import type { PricingUsd } from '../../core/pricing.ts';
-import { usdOfNumber } from '../money.ts';
+import { usdStringOfNumber } from '../../core/money.ts';
 
 /**
  * Every price field as an exact USD string (per million tokens, per image, per second, per tool
@@ -15,7 +15,7 @@ function usdStrings(table: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(table)) {
     if (field === 'threshold_tokens') out[field] = value;
-    else if (typeof value === 'number') out[field] = usdOfNumber(value);
+    else if (typeof value === 'number') out[field] = usdStringOfNumber(value);
     else if (value && typeof value === 'object') out[field] = usdStrings(value as Record<string, unknown>);
   }
   return out;

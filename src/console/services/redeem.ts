@@ -1,6 +1,6 @@
 import { invalidRequest } from '../../core/errors.ts';
 import type { ConsoleContext } from '../context.ts';
-import { usd } from '../money.ts';
+import { usdString } from '../../core/money.ts';
 
 export function normaliseCode(code: string): string {
   return code.trim().toUpperCase().replace(/\s+/g, '');
@@ -20,5 +20,5 @@ export async function redeemCode(ctx: ConsoleContext, accountId: string, code: s
   const gateway = ctx.gateway;
   gateway.ledger.adjust(accountId, claimed.amountNano, 'redemption', `redeem:${claimed.id}`, `Code ${maskCode(claimed.code)}`);
   await gateway.sync.now();
-  return { amount_usd: usd(claimed.amountNano), balance_usd: usd(gateway.ledger.balance(accountId) ?? 0) };
+  return { amount_usd: usdString(claimed.amountNano), balance_usd: usdString(gateway.ledger.balance(accountId) ?? 0) };
 }
