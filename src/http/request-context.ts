@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { RequestContext } from '../pipeline/run-operation.ts';
+import type { RequestContext } from '../pipeline/types.ts';
 import { NO_RATE_HEADERS } from './admission.ts';
 
 declare module 'fastify' {

@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import type { ByteStream } from '../core/contracts/vendor-codec.ts';
 import { settleCall } from './settle-call.ts';
-import { transportFailure, type AttemptResult, type AttemptScope, type UpstreamBodyStream } from './relay-sse.ts';
+import { transportFailure } from './relay-sse.ts';
+import type { AttemptResult, AttemptScope, UpstreamBodyStream } from './types.ts';
 
 /**
  * A binary answer (speech audio): bytes go to the client as they arrive, with the status and
@@ -11,7 +12,7 @@ import { transportFailure, type AttemptResult, type AttemptScope, type UpstreamB
  * nothing. A client that leaves is charged: the vendor produced, and bills, the whole answer.
  */
 export async function relayBytes<Call, Result>(scope: AttemptScope<Call, Result>, info: ByteStream, body: UpstreamBodyStream): Promise<AttemptResult> {
-  const { ctx, reply, outcome, provider, clientGone, gateway, providerLabel } = scope;
+  const { ctx, reply, outcome, clientGone, deps, providerLabel } = scope;
   const res = reply.raw;
   let committed = false;
   const commit = () => {
@@ -30,7 +31,7 @@ export async function relayBytes<Call, Result>(scope: AttemptScope<Call, Result>
     if (!clientGone.aborted) {
       if (!committed) return transportFailure(scope, error);
       scope.health.report(false);
-      gateway.metrics.upstreamFailures.inc({ provider: providerLabel, reason: 'stream_interrupted' });
+      deps.metrics.upstreamFailures.inc({ provider: providerLabel, reason: 'stream_interrupted' });
       outcome.status = 502;
       outcome.error = 'server_error';
       res.destroy();
@@ -50,7 +51,7 @@ export async function relayBytes<Call, Result>(scope: AttemptScope<Call, Result>
   if (!committed) commit();
   outcome.status = 200;
   outcome.usage = info.usage;
-  settleCall(gateway, ctx, scope.op, outcome, scope.holds);
+  settleCall(deps, ctx, scope.op, outcome, scope.holds);
   res.end();
   return { kind: 'done' };
 }

@@ -1,48 +1,20 @@
-import type { FastifyReply } from 'fastify';
-import { GatewayError, upstreamUnavailable } from '../core/errors.ts';
+import { upstreamUnavailable } from '../core/errors.ts';
 import { emptyUsage } from '../core/usage.ts';
-import type { Gateway } from '../gateway.ts';
 import { SseDecoder } from '../core/sse.ts';
 import { KeepAliveTicker, StreamSink } from './client-sink.ts';
 import { relayEvents, type StreamRelay } from '../core/contracts/vendor-codec.ts';
-import type { RequestOutcome } from './request-record.ts';
-import type { Candidate } from './router.ts';
-import type { OperationRequest, RequestContext } from './run-operation.ts';
-import { settleCall, type CallHolds } from './settle-call.ts';
+import { settleCall } from './settle-call.ts';
+import type { AttemptResult, AttemptScope, UpstreamBodyStream } from './types.ts';
 import { UpstreamTransportError } from './upstream-client.ts';
 
 /** Thrown inside an attempt when the client left: no failover, no error answer. */
 export class ClientGone extends Error {}
 
-/**
- * done: the answer went to the client; retry: this provider failed, try the next one; unable:
- * this provider's family cannot honour the request (nothing was sent), another family may.
- */
-export type AttemptResult = { kind: 'done' } | { kind: 'retry'; error: GatewayError } | { kind: 'unable'; error: GatewayError };
-
-export type UpstreamBodyStream = AsyncIterable<Uint8Array> & { destroy(): void };
-
-/** Everything one attempt at one provider works with. */
-export interface AttemptScope<Call, Result> {
-  gateway: Gateway;
-  ctx: RequestContext;
-  op: OperationRequest<Call, Result>;
-  provider: Candidate['provider'];
-  providerLabel: string;
-  reply: FastifyReply;
-  outcome: RequestOutcome;
-  /** the call's reservations: settled (settleCall) before the answer's last byte */
-  holds: CallHolds;
-  clientGone: AbortSignal;
-  /** the provider's circuit breaker, for this attempt (tells its result from stragglers') */
-  health: { report(ok: boolean): void; cancelProbe(): void };
-}
-
 export const keepAlive = new KeepAliveTicker();
 
 /** An SSE answer: relayed event by event through the codec's relay, usage watched on the side. */
 export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result>, relay: StreamRelay, body: UpstreamBodyStream): Promise<AttemptResult> {
-  const { gateway, ctx, op, reply, outcome, provider, providerLabel, clientGone } = scope;
+  const { deps, ctx, op, reply, outcome, clientGone, providerLabel } = scope;
   const sink = new StreamSink(reply.raw);
   // only relays without a byte path decode events here
   let decoder: SseDecoder | undefined;
@@ -78,7 +50,7 @@ export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result
     if (!clientGone.aborted) {
       if (!sink.committed) return transportFailure(scope, error);
       const failure = upstreamUnavailable('The upstream provider stopped responding mid-stream.', 502, 'upstream_stream_interrupted');
-      gateway.metrics.upstreamFailures.inc({ provider: providerLabel, reason: 'stream_interrupted' });
+      deps.metrics.upstreamFailures.inc({ provider: providerLabel, reason: 'stream_interrupted' });
       scope.health.report(false);
       outcome.status = 502;
       outcome.error = failure.type;
@@ -109,7 +81,7 @@ export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result
   const failure = relay.failed ?? (end.complete ? undefined : upstreamUnavailable('The upstream provider ended the stream early.', 502, 'upstream_stream_truncated'));
   if (failure) {
     scope.health.report(false);
-    gateway.metrics.upstreamFailures.inc({ provider: providerLabel, reason: 'stream_failed' });
+    deps.metrics.upstreamFailures.inc({ provider: providerLabel, reason: 'stream_failed' });
     if (!sink.committed) return { kind: 'retry', error: failure };
     // never end a broken stream as if it were complete: an in-band error, no terminator, no charge
     outcome.status = 502;
@@ -123,17 +95,17 @@ export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result
   outcome.status = 200;
   outcome.usage = end.usage ?? { ...emptyUsage(), inputTokens: op.estimate.inputTokens, outputTokens: relay.deliveredOutputTokens() };
   outcome.estimated = end.usage === null;
-  settleCall(gateway, ctx, op, outcome, scope.holds);
+  settleCall(deps, ctx, op, outcome, scope.holds);
   finish(end.trailer);
   return { kind: 'done' };
 }
 
 export function transportFailure<Call, Result>(scope: AttemptScope<Call, Result>, error: unknown): AttemptResult {
-  const { gateway, provider, providerLabel } = scope;
+  const { deps, provider, providerLabel } = scope;
   scope.health.report(false);
   const kind = error instanceof UpstreamTransportError ? error.kind : 'network';
-  gateway.metrics.upstreamFailures.inc({ provider: providerLabel, reason: kind });
-  gateway.log.warn({ provider: provider.record.id, reason: kind }, 'upstream transport failure; trying the next provider');
+  deps.metrics.upstreamFailures.inc({ provider: providerLabel, reason: kind });
+  deps.log.warn({ provider: provider.record.id, reason: kind }, 'upstream transport failure; trying the next provider');
   const message =
     kind === 'timeout'
       ? 'The upstream provider timed out. Retry later.'

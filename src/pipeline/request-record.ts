@@ -1,31 +1,18 @@
 import { nanoToUsd } from '../core/money.ts';
-import type { Usage } from '../core/usage.ts';
-import type { Gateway } from '../gateway.ts';
 import type { NewUsageRow } from '../store/schema.ts';
-import type { RequestContext } from './run-operation.ts';
-
-export interface RequestOutcome {
-  status: number;
-  /** what is billed; null = nothing */
-  usage: Usage | null;
-  /** usage was counted locally because the vendor never reported it */
-  estimated: boolean;
-  providerId: string | null;
-  error: string | null;
-  costNano: number;
-}
+import type { PipelineDeps, RequestContext, RequestOutcome } from './types.ts';
 
 /** After settlement: one usage row (written behind), one log line, the metrics. */
-export function recordRequest(gateway: Gateway, ctx: RequestContext, endpoint: string, model: string, outcome: RequestOutcome): void {
+export function recordRequest(deps: PipelineDeps, ctx: RequestContext, endpoint: string, model: string, outcome: RequestOutcome): void {
   const now = Date.now();
   const latencyMs = now - ctx.startedAt;
   const usage = outcome.usage;
   const key = ctx.principal.key;
-  gateway.sync.recordUsage(usageRowOf(ctx, endpoint, model, outcome, now));
-  gateway.sync.touchKey(key.id, now);
+  deps.sync.recordUsage(usageRowOf(ctx, endpoint, model, outcome, now));
+  deps.sync.touchKey(key.id, now);
 
   const costUsd = nanoToUsd(outcome.costNano);
-  gateway.requestLog.write(
+  deps.requestLog.write(
     {
       reqId: ctx.requestId,
       keyId: key.id,
@@ -45,7 +32,7 @@ export function recordRequest(gateway: Gateway, ctx: RequestContext, endpoint: s
     'request',
   );
 
-  const m = gateway.metrics;
+  const m = deps.metrics;
   m.requests.inc({ endpoint, status: String(outcome.status) });
   m.latency.observe({ endpoint }, latencyMs / 1000);
   if (usage) {

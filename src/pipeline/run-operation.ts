@@ -1,90 +1,19 @@
 import type { FastifyReply } from 'fastify';
-import type { Principal } from '../auth/key-store.ts';
-import type { Hold } from '../billing/ledger.ts';
-import type { SharedHold } from '../billing/shared-holds.ts';
-import { paidUsageBound, type PaidEstimate } from '../core/paid-features.ts';
-import { priceOf, type Meter, type Pricing } from '../core/pricing.ts';
+import { paidUsageBound } from '../core/paid-features.ts';
+import { priceOf, type Pricing } from '../core/pricing.ts';
 import { GatewayError, modelNotFound, serverError, upstreamUnavailable } from '../core/errors.ts';
 import { emptyUsage } from '../core/usage.ts';
-import type { Gateway } from '../gateway.ts';
 import { authHeaders } from './auth-headers.ts';
-import type { DecodedResponse, OperationCodec, TargetInfo } from '../core/contracts/vendor-codec.ts';
+import type { OperationCodec, TargetInfo } from '../core/contracts/vendor-codec.ts';
 import { relayBytes } from './relay-bytes.ts';
-import { ClientGone, relayStream, transportFailure, type AttemptResult, type AttemptScope } from './relay-sse.ts';
-import { recordRequest, type RequestOutcome } from './request-record.ts';
-import type { Candidate, OperationName } from './router.ts';
-import { settleCall, type CallHolds } from './settle-call.ts';
+import { ClientGone, relayStream, transportFailure } from './relay-sse.ts';
+import { recordRequest } from './request-record.ts';
+import type { Candidate } from './router.ts';
+import { offLoopCounter } from './off-loop-counter.ts';
+import { settleCall } from './settle-call.ts';
 import { countTextTokens } from '../core/tokens/token-counter.ts';
+import type { AttemptResult, AttemptScope, CallHolds, OperationRequest, PipelineDeps, RequestContext, RequestOutcome, Responded } from './types.ts';
 import type { UpstreamResponse } from './upstream-client.ts';
-
-export interface OperationRequest<Call, Result = never> {
-  operation: OperationName;
-  /** the public path, for logs and usage rows */
-  endpoint: string;
-  model: string;
-  call: Call;
-  stream: boolean;
-  /**
-   * Upper bounds used for the reservation and the tokens-per-minute limit (`units` as the meter
-   * counts them). `inputTokens` may be computed lazily (a getter) when a cheap
-   * `inputTokensUpperBound` is given: the exact count is then made only when it matters.
-   */
-  estimate: { inputTokens: number; outputTokens: number; units?: number; inputTokensUpperBound?: number; settle?: () => Promise<void> | undefined; paid?: PaidEstimate };
-  /** the client set no output cap and the model's maximum is known: the reservation chooses the cap */
-  openOutputCap?: OpenOutputCap;
-  /** what `usage.units` counts and how it is priced; default: tokens only */
-  meter?: Meter;
-  /** a longer wait for the upstream's response headers than the provider's (images, audio, video) */
-  firstByteTimeoutMs?: number;
-  /**
-   * Turns a decoded answer into the client's (needs I/O or a dialect's shape: stored images,
-   * native predictions, video jobs). Runs before anything is charged: when it throws, nothing is.
-   */
-  respond?: (decoded: DecodedResponse<Result>, info: { target: TargetInfo; hold: Hold; shared: SharedHold | undefined }) => Promise<Responded>;
-  /** serves the operation with another operation's codec where a provider's family lacks it */
-  bridge?: OperationBridge<Call>;
-}
-
-/**
- * Lets a provider whose family lacks an operation serve it through another one: the messages
- * format through chat, translated both ways. The bridge is the client dialect's business; the
- * pipeline only asks it for a codec.
- */
-export interface OperationBridge<Call> {
-  via: OperationName;
-  codecFor(viaCodec: OperationCodec<never>): OperationCodec<Call>;
-}
-
-/**
- * The output cap of a request that set none: the model's whole output when the balance covers
- * it, else the configured allowance already in `estimate.outputTokens`. Either way the call sends
- * upstream exactly the cap that was reserved for, so the vendor cannot bill more than was held.
- */
-export interface OpenOutputCap {
-  modelMaxTokens: number;
-  /** answers generated per request (`n`): the cap holds for each */
-  choices: number;
-  /** the call now sends `tokens` upstream as its output cap */
-  grant(tokens: number): void;
-}
-
-export interface Responded {
-  body: string | Uint8Array;
-  contentType: string;
-  status?: number;
-  /** a job took the reservation over and will settle or release it itself */
-  holdTaken?: boolean;
-}
-
-export interface RequestContext {
-  requestId: string;
-  principal: Principal;
-  /** headers every answer carries (x-request-id) */
-  responseHeaders: Record<string, string>;
-  startedAt: number;
-  /** HTTP admission already counted the request against the key's requests per minute (src/http/admission.ts) */
-  requestCounted?: boolean;
-}
 
 const MAX_ERROR_BODY = 64 * 1024;
 /** the cheap prompt bound is reserved only while the headroom covers this many of it */
@@ -96,14 +25,14 @@ const COMFORTABLE_HEADROOM = 16;
  * the delivered usage is charged, everything else released; upstream failures cost nothing.
  */
 export async function runOperation<Call, Result = never>(
-  gateway: Gateway,
+  deps: PipelineDeps,
   ctx: RequestContext,
   op: OperationRequest<Call, Result>,
   reply: FastifyReply,
 ): Promise<void> {
   const key = ctx.principal.key;
   const outcome: RequestOutcome = { status: 0, usage: null, estimated: false, providerId: null, error: null, costNano: 0 };
-  const model = gateway.catalogue.get(op.model);
+  const model = deps.catalogue.get(op.model);
   const state: CallHolds = { hold: undefined, holdTaken: false, shared: undefined, pricing: model.pricing };
   let admittedTokens = 0;
   const clientGone = new AbortController();
@@ -113,24 +42,24 @@ export async function runOperation<Call, Result = never>(
   reply.raw.once('close', onClose);
 
   try {
-    const candidates = gateway.router.candidates(op.model, op.operation, op.bridge?.via);
+    const candidates = deps.router.candidates(op.model, op.operation, op.bridge?.via);
     if (candidates.length === 0) {
       throw modelNotFound(op.model);
     }
     // a large prompt starts being counted off the event loop (the request was admitted before any
     // such work); it is waited for only where the count decides something: a tokens-per-minute
     // limit, or a reservation the cheap bound cannot make
-    const settling = op.estimate.settle?.();
-    if (settling && (key.tpm !== null || !cheapBoundSuffices(gateway, ctx, op, model.pricing))) await settling;
+    const settling = op.estimate.settle?.(offLoopCounter);
+    if (settling && (key.tpm !== null || !cheapBoundSuffices(deps, ctx, op, model.pricing))) await settling;
     // the exact prompt count only where it decides something: a tokens-per-minute limit
     const estimatedTokens = key.tpm === null ? 0 : op.estimate.inputTokens + op.estimate.outputTokens;
     // each await is a turn of the event loop and a suspended frame: only when there is something to wait for
-    const admission = ctx.requestCounted ? gateway.limiter.admitTokens(key, estimatedTokens) : gateway.limiter.admit(key, estimatedTokens);
+    const admission = ctx.requestCounted ? deps.limiter.admitTokens(key, estimatedTokens) : deps.limiter.admit(key, estimatedTokens);
     if (admission) Object.assign(ctx.responseHeaders, await admission);
     admittedTokens = estimatedTokens;
-    const upperBound = reservationFor(gateway, ctx, op, model.pricing);
-    state.hold = gateway.ledger.reserve(ctx.principal.accountId, key, upperBound);
-    const sharing = gateway.sharedHolds?.acquire(ctx.principal.accountId, upperBound, gateway.ledger.balance(ctx.principal.accountId) ?? 0);
+    const upperBound = reservationFor(deps, ctx, op, model.pricing);
+    state.hold = deps.ledger.reserve(ctx.principal.accountId, key, upperBound);
+    const sharing = deps.sharedHolds?.acquire(ctx.principal.accountId, upperBound, deps.ledger.balance(ctx.principal.accountId) ?? 0);
     if (sharing) state.shared = await sharing;
 
     let lastFailure: GatewayError | undefined;
@@ -139,7 +68,7 @@ export async function runOperation<Call, Result = never>(
     let attempts = 0;
     const skipped: Candidate[] = [];
     const scopeFor = (candidate: Candidate, admittedAt = Date.now()): AttemptScope<Call, Result> => ({
-      gateway,
+      deps,
       ctx,
       op,
       provider: candidate.provider,
@@ -154,7 +83,7 @@ export async function runOperation<Call, Result = never>(
       },
     });
     for (const candidate of candidates) {
-      if (attempts >= gateway.config.upstream.maxAttempts) break;
+      if (attempts >= deps.config.upstream.maxAttempts) break;
       if (!candidate.provider.breaker.allows()) {
         skipped.push(candidate);
         continue;
@@ -187,12 +116,12 @@ export async function runOperation<Call, Result = never>(
   } finally {
     reply.raw.off('close', onClose);
     // usually settled already, before the answer's last byte; here for the calls that ended otherwise
-    settleCall(gateway, ctx, op, outcome, state);
+    settleCall(deps, ctx, op, outcome, state);
     if (admittedTokens > 0) {
       const used = outcome.usage ? outcome.usage.inputTokens + outcome.usage.outputTokens : 0;
-      gateway.limiter.refundTokens(key, admittedTokens - used);
+      deps.limiter.refundTokens(key, admittedTokens - used);
     }
-    recordRequest(gateway, ctx, op.endpoint, op.model, outcome);
+    recordRequest(deps, ctx, op.endpoint, op.model, outcome);
   }
 }
 
@@ -201,7 +130,7 @@ async function attempt<Call, Result>(
   candidate: Candidate,
   state: CallHolds,
 ): Promise<AttemptResult> {
-  const { gateway, op, provider, providerLabel, outcome, clientGone } = scope;
+  const { deps, op, provider, providerLabel, outcome, clientGone } = scope;
   const codec = codecOf(provider, op);
   const target: TargetInfo = { providerId: provider.record.id, upstreamModel: candidate.upstreamModel, publicModel: op.model };
   let request;
@@ -224,7 +153,7 @@ async function attempt<Call, Result>(
   const sent = performance.now();
   let response;
   try {
-    response = await gateway.upstream.send(provider.upstream, {
+    response = await deps.upstream.send(provider.upstream, {
       method: request.method ?? 'POST',
       path: request.path,
       headers: { 'content-type': 'application/json', ...authHeaders(provider.adapter.manifest.auth, provider.record.apiKey), ...request.headers },
@@ -241,7 +170,7 @@ async function attempt<Call, Result>(
   try {
     return await answer(scope, codec, target, response, state);
   } finally {
-    gateway.metrics.upstreamLatency.observe({ provider: providerLabel }, (headersAt - sent) / 1000);
+    deps.metrics.upstreamLatency.observe({ provider: providerLabel }, (headersAt - sent) / 1000);
   }
 }
 
@@ -253,15 +182,15 @@ async function answer<Call, Result>(
   response: UpstreamResponse,
   state: CallHolds,
 ): Promise<AttemptResult> {
-  const { gateway, op, provider, providerLabel, reply, outcome, clientGone, ctx } = scope;
+  const { deps, op, provider, providerLabel, reply, outcome, clientGone, ctx } = scope;
   if (response.status >= 400) {
     const body = await response.body.readAll(MAX_ERROR_BODY).catch(() => new Uint8Array());
     const failure = codec.mapError(response.status, body, response.headers);
     // a request the vendor rejects says nothing about the vendor's health
     scope.health.report(!failure.retryable);
     if (!failure.retryable) throw failure.error;
-    gateway.metrics.upstreamFailures.inc({ provider: providerLabel, reason: `http_${response.status}` });
-    gateway.log.warn({ reqId: ctx.requestId, provider: provider.record.id, status: response.status }, 'upstream answered with an error; trying the next provider');
+    deps.metrics.upstreamFailures.inc({ provider: providerLabel, reason: `http_${response.status}` });
+    deps.log.warn({ reqId: ctx.requestId, provider: provider.record.id, status: response.status }, 'upstream answered with an error; trying the next provider');
     return { kind: 'retry', error: failure.error };
   }
 
@@ -295,7 +224,7 @@ async function answer<Call, Result>(
     };
     outcome.estimated = decoded.usage === null;
     // charged (and logged) before the answer goes out: see settleCall
-    settleCall(gateway, ctx, op, outcome, state);
+    settleCall(deps, ctx, op, outcome, state);
   }
   reply.code(status).headers(ctx.responseHeaders).header('content-type', answer.contentType).send(answer.body);
   return { kind: 'done' };
@@ -306,37 +235,37 @@ async function answer<Call, Result>(
  * once, else the exact local count — near the limit an over-estimate would refuse requests (or
  * crowd out concurrent ones) that fit.
  */
-function reservationFor<Call, Result>(gateway: Gateway, ctx: RequestContext, op: OperationRequest<Call, Result>, pricing: Pricing): number {
+function reservationFor<Call, Result>(deps: PipelineDeps, ctx: RequestContext, op: OperationRequest<Call, Result>, pricing: Pricing): number {
   const open = op.openOutputCap;
   // a key with a tokens-per-minute limit was admitted for the configured allowance: it keeps that cap
   if (open && ctx.principal.key.tpm === null) {
-    const whole = reservationWith(gateway, ctx, op, pricing, open.modelMaxTokens * open.choices);
-    if (whole <= gateway.ledger.headroom(ctx.principal.accountId, ctx.principal.key)) {
+    const whole = reservationWith(deps, ctx, op, pricing, open.modelMaxTokens * open.choices);
+    if (whole <= deps.ledger.headroom(ctx.principal.accountId, ctx.principal.key)) {
       open.grant(open.modelMaxTokens);
       return whole;
     }
   }
-  return reservationWith(gateway, ctx, op, pricing, op.estimate.outputTokens);
+  return reservationWith(deps, ctx, op, pricing, op.estimate.outputTokens);
 }
 
-function reservationWith<Call, Result>(gateway: Gateway, ctx: RequestContext, op: OperationRequest<Call, Result>, pricing: Pricing, outputTokens: number): number {
+function reservationWith<Call, Result>(deps: PipelineDeps, ctx: RequestContext, op: OperationRequest<Call, Result>, pricing: Pricing, outputTokens: number): number {
   const price = (inputTokens: number) => priceOf(pricing, { ...emptyUsage(), inputTokens, outputTokens, units: op.estimate.units ?? 0, ...paidUsageBound(op.estimate.paid, inputTokens, outputTokens) }, op.meter);
   const cheap = op.estimate.inputTokensUpperBound;
   if (cheap !== undefined) {
     const bound = price(cheap);
-    if (bound * COMFORTABLE_HEADROOM <= gateway.ledger.headroom(ctx.principal.accountId, ctx.principal.key)) return bound;
+    if (bound * COMFORTABLE_HEADROOM <= deps.ledger.headroom(ctx.principal.accountId, ctx.principal.key)) return bound;
   }
   return price(op.estimate.inputTokens);
 }
 
 /** Whether reservationFor can do with the cheap prompt bound (at the largest output it may reserve for), never reading the exact count. */
-function cheapBoundSuffices<Call, Result>(gateway: Gateway, ctx: RequestContext, op: OperationRequest<Call, Result>, pricing: Pricing): boolean {
+function cheapBoundSuffices<Call, Result>(deps: PipelineDeps, ctx: RequestContext, op: OperationRequest<Call, Result>, pricing: Pricing): boolean {
   const cheap = op.estimate.inputTokensUpperBound;
   if (cheap === undefined) return false;
   const open = op.openOutputCap;
   const outputTokens = open ? Math.max(open.modelMaxTokens * open.choices, op.estimate.outputTokens) : op.estimate.outputTokens;
   const bound = priceOf(pricing, { ...emptyUsage(), inputTokens: cheap, outputTokens, units: op.estimate.units ?? 0, ...paidUsageBound(op.estimate.paid, cheap, outputTokens) }, op.meter);
-  return bound * COMFORTABLE_HEADROOM <= gateway.ledger.headroom(ctx.principal.accountId, ctx.principal.key);
+  return bound * COMFORTABLE_HEADROOM <= deps.ledger.headroom(ctx.principal.accountId, ctx.principal.key);
 }
 
 /** The family's own codec for the operation, or the bridge's adaptation of the one it goes through. */

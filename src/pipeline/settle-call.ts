@@ -1,19 +1,6 @@
-import type { Hold } from '../billing/ledger.ts';
-import type { SharedHold } from '../billing/shared-holds.ts';
-import { priceOf, type Pricing } from '../core/pricing.ts';
-import type { Gateway } from '../gateway.ts';
-import { usageRowOf, type RequestOutcome } from './request-record.ts';
-import type { OperationRequest, RequestContext } from './run-operation.ts';
-
-/** What one call holds until it is settled. */
-export interface CallHolds {
-  hold: Hold | undefined;
-  /** a job took the reservation over and settles or releases it itself (shared hold included) */
-  holdTaken: boolean;
-  /** the call's hold across instances (REDIS_URL) */
-  shared: SharedHold | undefined;
-  pricing: Pricing;
-}
+import { priceOf } from '../core/pricing.ts';
+import { usageRowOf } from './request-record.ts';
+import type { CallHolds, OperationRequest, PipelineDeps, RequestContext, RequestOutcome } from './types.ts';
 
 /**
  * Charges `outcome.usage` and closes the holds, exactly once (a closed hold is left alone). Called
@@ -22,18 +9,18 @@ export interface CallHolds {
  * killed right after cannot have delivered it free. runOperation's `finally` calls it again for
  * the paths that end otherwise (a client that left); nothing happens twice.
  */
-export function settleCall<Call, Result>(gateway: Gateway, ctx: RequestContext, op: OperationRequest<Call, Result>, outcome: RequestOutcome, holds: CallHolds): void {
+export function settleCall<Call, Result>(deps: PipelineDeps, ctx: RequestContext, op: OperationRequest<Call, Result>, outcome: RequestOutcome, holds: CallHolds): void {
   const hold = holds.hold;
   if (!hold || holds.holdTaken || !hold.open) return;
   if (!outcome.usage) {
-    gateway.ledger.release(hold);
-    gateway.sharedHolds?.release(holds.shared);
+    deps.ledger.release(hold);
+    deps.sharedHolds?.release(holds.shared);
     return;
   }
   outcome.costNano = priceOf(holds.pricing, outcome.usage, op.meter);
   const entryKey = `charge:${ctx.requestId}`;
   // the usage row goes into the settlement log with the charge (replayed with it); recordRequest queues the final one
-  const usage = gateway.sync.settlementLog && outcome.costNano > 0 ? usageRowOf(ctx, op.endpoint, op.model, outcome, Date.now()) : undefined;
-  gateway.ledger.settle(hold, outcome.costNano, { entryKey, requestId: ctx.requestId, ...(usage && { usage }) });
-  gateway.sharedHolds?.settle(holds.shared, ctx.principal.accountId, entryKey, outcome.costNano);
+  const usage = deps.sync.settlementLog && outcome.costNano > 0 ? usageRowOf(ctx, op.endpoint, op.model, outcome, Date.now()) : undefined;
+  deps.ledger.settle(hold, outcome.costNano, { entryKey, requestId: ctx.requestId, ...(usage && { usage }) });
+  deps.sharedHolds?.settle(holds.shared, ctx.principal.accountId, entryKey, outcome.costNano);
 }

@@ -1,5 +1,5 @@
 import type { ChatCodec, MessagesCall, MessagesCodec, OperationCodec } from '../../core/contracts/vendor-codec.ts';
-import type { OperationBridge } from '../../pipeline/run-operation.ts';
+import type { OperationBridge } from '../../pipeline/types.ts';
 
 const adapted = new WeakMap<ChatCodec, MessagesCodec>();
 

@@ -2,7 +2,7 @@ import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { IrChatRequest } from '../../core/ir/chat.ts';
 import type { ChatCall } from '../../core/contracts/vendor-codec.ts';
-import type { OpenOutputCap } from '../../pipeline/run-operation.ts';
+import type { OpenOutputCap } from '../../pipeline/types.ts';
 import { PromptEstimate as LazyPromptEstimate } from '../../core/tokens/prompt-estimate.ts';
 import { countChatPromptTokens, IMAGE_ALLOWANCE, REPLY_PRIMER } from '../../core/tokens/token-counter.ts';
 import type { PaidEstimate } from '../../core/paid-features.ts';
