@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/env.ts';
 import { createAdmin } from '../src/console/services/auth.ts';
-import { usersRepository } from '../src/console/store/users.ts';
+import { usersRepository } from '../src/store/repositories/console-users.ts';
 import { GatewayError } from '../src/core/errors.ts';
 import { openStore } from '../src/store/database.ts';
 

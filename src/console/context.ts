@@ -1,10 +1,10 @@
 import type { Gateway } from '../gateway.ts';
 import { LoginLimiter, type LoginLimits } from './security/login-limiter.ts';
-import { invitesRepository, type InvitesRepository } from './store/invites.ts';
-import { redemptionCodesRepository, type RedemptionCodesRepository } from './store/redemption-codes.ts';
-import { sessionsRepository, type SessionsRepository } from './store/sessions.ts';
-import { settingsRepository, type SettingsRepository } from './store/settings.ts';
-import { usersRepository, type UsersRepository } from './store/users.ts';
+import { invitesRepository, type InvitesRepository } from '../store/repositories/console-invites.ts';
+import { redemptionCodesRepository, type RedemptionCodesRepository } from '../store/repositories/redemption-codes.ts';
+import { sessionsRepository, type SessionsRepository } from '../store/repositories/console-sessions.ts';
+import { settingsRepository, type SettingsRepository } from '../store/repositories/console-settings.ts';
+import { usersRepository, type UsersRepository } from '../store/repositories/console-users.ts';
 
 /** What the console's routes share: the gateway, the console's own tables and its sign-in limiter. */
 export interface ConsoleContext {

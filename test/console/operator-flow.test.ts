@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import type { Page } from 'playwright-core';
 import { after, before, describe, test } from 'node:test';
 import { createAdmin } from '../../src/console/services/auth.ts';
-import { usersRepository } from '../../src/console/store/users.ts';
+import { usersRepository } from '../../src/store/repositories/console-users.ts';
 import { browserUnavailable, launchBrowser, nanoOfShown, nanoOfUsd, recordApiAnswers, signInInBrowser, type TestBrowser } from '../helpers/browser.ts';
 import { uniqueEmail } from '../helpers/console-client.ts';
 import { PASSWORD, startConsoleGateway, type ConsoleCustomer, type ConsoleGateway } from '../helpers/console.ts';

@@ -3,7 +3,7 @@
 // arithmetic that mixes daily and hourly rows counts every hour once.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { rangeParts, rollupSeries, rollupTop, rollupTotals } from '../../src/console/store/usage-stats.ts';
+import { rangeParts, rollupSeries, rollupTop, rollupTotals } from '../../src/store/repositories/usage-stats.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { backfill } from '../../src/store/migrations/003-console.ts';
 import { ledgerRepository } from '../../src/store/repositories/ledger.ts';

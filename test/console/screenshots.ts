@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import type { Page } from 'playwright-core';
 import { costOf } from '../../src/core/pricing.ts';
 import { createAdmin } from '../../src/console/services/auth.ts';
-import { usersRepository } from '../../src/console/store/users.ts';
+import { usersRepository } from '../../src/store/repositories/console-users.ts';
 import { emptyUsage } from '../../src/core/usage.ts';
 import { ledgerRepository, type LedgerEntry } from '../../src/store/repositories/ledger.ts';
 import type { NewUsageRow } from '../../src/store/schema.ts';

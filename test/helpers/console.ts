@@ -2,7 +2,7 @@
 // each with their own ConsoleClient (cookie jar + CSRF token).
 import assert from 'node:assert/strict';
 import { createAdmin } from '../../src/console/services/auth.ts';
-import { usersRepository } from '../../src/console/store/users.ts';
+import { usersRepository } from '../../src/store/repositories/console-users.ts';
 import { ConsoleClient, uniqueEmail } from './console-client.ts';
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from './gateway.ts';
 

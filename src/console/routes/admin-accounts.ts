@@ -9,7 +9,7 @@ import type { AccountRecord } from '../../store/repositories/accounts.ts';
 import type { ConsoleContext } from '../context.ts';
 import { requireAdminHook } from '../security/session.ts';
 import { readLedgerPage } from '../services/ledger-page.ts';
-import { keysPage } from '../store/keys-page.ts';
+import { keysPage } from '../../store/repositories/api-keys-page.ts';
 import { consoleKeyView } from '../views.ts';
 import { usdString } from '../../core/money.ts';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ConsoleContext } from '../context.ts';
 import { requireAdminHook } from '../security/session.ts';
-import { latencyQuantile, rollupSeries, rollupTop, rollupTotals, type Totals } from '../store/usage-stats.ts';
+import { latencyQuantile, rollupSeries, rollupTop, rollupTotals, type Totals } from '../../store/repositories/usage-stats.ts';
 import { usdString } from '../../core/money.ts';
 
 const DAY_MS = 86_400_000;

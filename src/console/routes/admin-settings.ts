@@ -5,7 +5,7 @@ import { notFound } from '../../core/errors.ts';
 import { usdString, usdToNano } from '../../core/money.ts';
 import type { ConsoleContext } from '../context.ts';
 import { requireAdminHook } from '../security/session.ts';
-import type { ConsoleSettings } from '../store/settings.ts';
+import type { ConsoleSettings } from '../../store/repositories/console-settings.ts';
 
 const NullableInt = (max: number) => Type.Union([Type.Integer({ minimum: 1, maximum: max }), Type.Null()]);
 const SettingsBody = Type.Object(

@@ -4,7 +4,7 @@ import type { ConsoleContext } from '../context.ts';
 import { clientBaseUrl } from '../public-url.ts';
 import { endSessionCookie, requireUser, requireUserHook, startSession } from '../security/session.ts';
 import { bootstrapAdmin, changePassword, login, register } from '../services/auth.ts';
-import type { User } from '../store/users.ts';
+import type { User } from '../../store/repositories/console-users.ts';
 
 const Str = (max: number) => Type.String({ maxLength: max });
 

@@ -8,7 +8,7 @@ import { accountOf, requireCustomerHook } from '../security/session.ts';
 import { readLedgerPage } from '../services/ledger-page.ts';
 import { modelPriceView } from '../services/model-prices.ts';
 import { redeemCode } from '../services/redeem.ts';
-import { rollupSeries, rollupTotals, type Totals } from '../store/usage-stats.ts';
+import { rollupSeries, rollupTotals, type Totals } from '../../store/repositories/usage-stats.ts';
 import { usdString } from '../../core/money.ts';
 
 const DAY_MS = 86_400_000;

@@ -6,7 +6,7 @@ import { notFound } from '../../core/errors.ts';
 import type { ConsoleContext } from '../context.ts';
 import { accountOf, requireCustomerHook } from '../security/session.ts';
 import { refuseLoosening } from '../services/own-key-limits.ts';
-import { keysPage } from '../store/keys-page.ts';
+import { keysPage } from '../../store/repositories/api-keys-page.ts';
 import { consoleKeyView } from '../views.ts';
 
 type IdParams = { Params: { id: string } };

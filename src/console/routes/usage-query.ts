@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { invalidRequest } from '../../core/errors.ts';
-import type { UsageFilter } from '../store/usage-filter.ts';
+import type { UsageFilter } from '../../store/repositories/usage-filter.ts';
 
 const MAX_RANGE_MS = 400 * 86_400_000;
 

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticationError, GatewayError } from '../../core/errors.ts';
 import type { ConsoleContext } from '../context.ts';
-import type { SessionRecord } from '../store/sessions.ts';
-import type { User } from '../store/users.ts';
+import type { SessionRecord } from '../../store/repositories/console-sessions.ts';
+import type { User } from '../../store/repositories/console-users.ts';
 import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from './cookies.ts';
 import { checkCsrfToken, checkOriginAndType } from './csrf.ts';
 

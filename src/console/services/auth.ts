@@ -4,7 +4,7 @@ import { authenticationError, GatewayError, invalidRequest } from '../../core/er
 import { newId } from '../../core/ids.ts';
 import type { ConsoleContext } from '../context.ts';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyDecoy, verifyPassword } from '../security/passwords.ts';
-import { normaliseEmail, type User } from '../store/users.ts';
+import { normaliseEmail, type User } from '../../store/repositories/console-users.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 

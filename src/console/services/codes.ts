@@ -3,7 +3,7 @@ import { invalidRequest } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { usdString, usdToNano } from '../../core/money.ts';
 import type { ConsoleContext } from '../context.ts';
-import { statusOf, type RedemptionCode } from '../store/redemption-codes.ts';
+import { statusOf, type RedemptionCode } from '../../store/repositories/redemption-codes.ts';
 
 // Crockford's base32 without I, L, O, U: nothing to misread when typed from paper
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

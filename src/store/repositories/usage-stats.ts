@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from '../../store/console-schema.ts';
-import { DAY_MS, HOUR_MS } from '../../store/repositories/usage-rollups.ts';
-import type { Database } from '../../store/schema.ts';
+import { LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from '../console-schema.ts';
+import { DAY_MS, HOUR_MS } from './usage-rollups.ts';
+import type { Database } from '../schema.ts';
 import { dimensionConditions, type UsageFilter } from './usage-filter.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { RedemptionCodesTable } from '../../store/console-schema.ts';
-import type { Database } from '../../store/schema.ts';
+import type { RedemptionCodesTable } from '../console-schema.ts';
+import type { Database } from '../schema.ts';
 
 export type CodeStatus = 'unused' | 'redeemed' | 'revoked' | 'expired';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.ts';
+import type { Database } from '../schema.ts';
 
 export interface SessionRecord {
   id: string;

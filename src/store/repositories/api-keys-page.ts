@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { toApiKeyRecord, type ApiKeyRecord } from '../../store/repositories/api-keys.ts';
-import type { Database } from '../../store/schema.ts';
+import { toApiKeyRecord, type ApiKeyRecord } from './api-keys.ts';
+import type { Database } from '../schema.ts';
 
 /** One page of an account's live keys, newest first, by id cursor. */
 export async function keysPage(db: Kysely<Database>, accountId: string, limit: number, before?: string): Promise<ApiKeyRecord[]> {

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { ConsoleUsersTable, UserRole } from '../../store/console-schema.ts';
-import type { Database } from '../../store/schema.ts';
+import type { ConsoleUsersTable, UserRole } from '../console-schema.ts';
+import type { Database } from '../schema.ts';
 
 export interface User {
   id: string;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, UsageRow } from '../../store/schema.ts';
+import type { Database, UsageRow } from '../schema.ts';
 import { dimensionConditions, type UsageFilter } from './usage-filter.ts';
 
 /** One page of raw usage rows, newest first, by id cursor (no COUNT: it stays fast at any size). */

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.ts';
+import type { Database } from '../schema.ts';
 
 export interface Invite {
   code: string;

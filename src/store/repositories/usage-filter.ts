@@ -1,5 +1,5 @@
 import type { ExpressionBuilder } from 'kysely';
-import type { Database } from '../../store/schema.ts';
+import type { Database } from '../schema.ts';
 
 /** Filters shared by the usage rows, the rollup charts and the CSV export. */
 export interface UsageFilter {
