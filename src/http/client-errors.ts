@@ -2,7 +2,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../core/errors.ts';
-import { errorDialectFor, openaiErrorDialect } from './error-envelope.ts';
+import { openaiErrorDialect } from '../dialects/openai/error-envelope.ts';
+import { errorDialectFor } from './error-envelope.ts';
 
 /**
  * Errors Fastify answers before any route or error handler runs, given the gateway's envelope

@@ -1,21 +1,10 @@
-import type { GatewayError } from '../core/errors.ts';
+import type { ErrorDialect } from '../core/contracts/error-dialect.ts';
+import { openaiErrorDialect } from '../dialects/openai/error-envelope.ts';
 
 /**
  * Each client dialect has its own error body (contract §3). The dialect is chosen by path;
  * dialects added later register here.
  */
-export interface ErrorDialect {
-  name: string;
-  matches(path: string): boolean;
-  render(error: GatewayError): unknown;
-}
-
-export const openaiErrorDialect: ErrorDialect = {
-  name: 'openai',
-  matches: () => true,
-  render: (error) => ({ error: { message: error.message, type: error.type, param: error.param, code: error.code } }),
-};
-
 const dialects: ErrorDialect[] = [];
 
 /** Registers a dialect ahead of the OpenAI default (which matches everything). */

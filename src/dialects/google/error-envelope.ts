@@ -1,5 +1,5 @@
 import type { GatewayError } from '../../core/errors.ts';
-import type { ErrorDialect } from '../../http/error-envelope.ts';
+import type { ErrorDialect } from '../../core/contracts/error-dialect.ts';
 
 const STATUS_NAMES: Readonly<Record<number, string>> = {
   400: 'INVALID_ARGUMENT',

@@ -1,5 +1,5 @@
 import type { GatewayError } from '../../core/errors.ts';
-import type { ErrorDialect } from '../../http/error-envelope.ts';
+import type { ErrorDialect } from '../../core/contracts/error-dialect.ts';
 
 /** The messages envelope (contract §3): `{"type":"error","error":{"type","message"}}` with the gateway's error types. */
 export function messagesErrorBody(error: GatewayError) {
