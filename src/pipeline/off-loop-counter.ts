@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import type { OffLoopCounter } from '../core/contracts/token-counter.ts';
 import { BYTE_BOUND_CHARS, byteBound, countTextTokens, tokenizerUse, type TextCounter } from '../core/tokens/token-counter.ts';
 
 /**
@@ -88,6 +89,9 @@ class TokenThread {
 }
 
 const tokenThread = new TokenThread();
+
+/** This module as the core contract: what the pipeline hands the prompt estimate and the routes hand the decoders. */
+export const offLoopCounter: OffLoopCounter = { offLoopBytes: OFF_LOOP_BYTES, boundCounter, counterFor, countPrompt };
 
 /** For tests: the counts the tokenizer thread gives for these texts. */
 export const countInThread = (texts: string[]): Promise<number[]> => tokenThread.count(texts);

@@ -1,10 +1,11 @@
-import { countPrompt, OFF_LOOP_BYTES } from '../../pipeline/off-loop-counter.ts';
+import type { OffLoopCounter } from '../contracts/token-counter.ts';
 import { countTextTokens, type TextCounter } from './token-counter.ts';
 
 /**
- * A request's token estimate whose prompt is counted when first needed: `settle()` (called by
- * runOperation after admission, and awaited when the count decides something) counts a large
- * prompt off the event loop; a small one is counted inline when `inputTokens` is read. `measure`
+ * A request's token estimate whose prompt is counted when first needed: `settle(counter)` (called
+ * by runOperation after admission with the pipeline's off-loop counter, and awaited when the count
+ * decides something) counts a large prompt off the event loop; a small one — or any, when no
+ * counter is given — is counted inline when `inputTokens` is read. `measure`
  * is one of the dialects' prompt walkers, `times` how many times the prompt is billed (best_of).
  */
 export class PromptEstimate<Body> {
@@ -27,9 +28,9 @@ export class PromptEstimate<Body> {
     return (this.#exact ??= this.#measure(this.#body, countTextTokens) * this.#times);
   }
 
-  settle(): Promise<void> | undefined {
-    if (this.#exact !== undefined || this.#bodyBytes < OFF_LOOP_BYTES) return undefined;
-    const counted = countPrompt(this.#body, this.#measure, this.#bodyBytes);
+  settle(counter?: OffLoopCounter): Promise<void> | undefined {
+    if (counter === undefined || this.#exact !== undefined || this.#bodyBytes < counter.offLoopBytes) return undefined;
+    const counted = counter.countPrompt(this.#body, this.#measure, this.#bodyBytes);
     if (typeof counted === 'number') {
       this.#exact = counted * this.#times;
       return undefined;

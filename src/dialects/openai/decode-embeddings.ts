@@ -1,8 +1,8 @@
 import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { EmbeddingsCall } from '../../core/contracts/vendor-codec.ts';
-import { boundCounter } from '../../pipeline/off-loop-counter.ts';
-import { countTextTokens, type TextCounter } from '../../core/tokens/token-counter.ts';
+import type { OffLoopCounter } from '../../core/contracts/token-counter.ts';
+import type { TextCounter } from '../../core/tokens/token-counter.ts';
 import type { Decoded } from './decode-chat.ts';
 
 const MAX_INPUT_TOKENS = 8192;
@@ -10,17 +10,18 @@ const MAX_INPUT_TOKENS = 8192;
 /**
  * Embedding rules of the specification: at most 2048 inputs (schema), each at most 8192
  * tokens and not empty; `dimensions` only where the model supports it and not above its size.
- * `count` is the request's counter (see counterFor); when the texts were too long to tokenise it
- * only bounds them, and an input's length is then left for the vendor to judge.
+ * `count` is the request's counter (see OffLoopCounter.counterFor); when the texts were too long
+ * to tokenise it is `offLoop.boundCounter`, which only bounds them, and an input's length is then
+ * left for the vendor to judge.
  */
-export function decodeEmbeddings(body: Record<string, unknown>, model: CatalogueModel, count: TextCounter = countTextTokens): Decoded<EmbeddingsCall> {
+export function decodeEmbeddings(body: Record<string, unknown>, model: CatalogueModel, count: TextCounter, offLoop: Pick<OffLoopCounter, 'boundCounter'>): Decoded<EmbeddingsCall> {
   const inputs = normalise(body.input);
   let inputTokens = 0;
   inputs.forEach((input, i) => {
     const tokens = typeof input === 'string' ? count(input) : input.length;
     const param = Array.isArray(body.input) && inputs.length > 1 ? `input[${i}]` : 'input';
     if (tokens === 0) throw invalidRequest(`${param} must not be empty`, param);
-    if (tokens > MAX_INPUT_TOKENS && count !== boundCounter) {
+    if (tokens > MAX_INPUT_TOKENS && count !== offLoop.boundCounter) {
       throw invalidRequest(`${param} has ${tokens} tokens; each input may have at most ${MAX_INPUT_TOKENS}`, param);
     }
     inputTokens += tokens;
