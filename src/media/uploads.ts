@@ -6,14 +6,11 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, invalidRequest } from '../core/errors.ts';
+import type { MultipartForm } from '../core/contracts/multipart-form.ts';
 import type { UploadedFile } from '../core/ir/media.ts';
 
-export interface MultipartForm {
-  /** text fields in the order sent; repeated names (`key[]`) appear once per value */
-  fields: Array<[name: string, value: string]>;
-  files: UploadedFile[];
-  /** the last value of a text field */
-  field(name: string): string | undefined;
+/** A form as read here: its files stay on disk until `cleanup`. */
+export interface SpooledForm extends MultipartForm {
   /** removes the spooled files; call when the request is over */
   cleanup(): Promise<void>;
 }
@@ -57,7 +54,7 @@ const tooLargeTogether = (limit: number) =>
  * files deleted — and the spooled files can be sent upstream again on failover. Called by the
  * handlers, so only for requests admission let in (key, rate limit, balance).
  */
-export async function readMultipart(request: FastifyRequest, reply: FastifyReply, limits: UploadLimits): Promise<MultipartForm> {
+export async function readMultipart(request: FastifyRequest, reply: FastifyReply, limits: UploadLimits): Promise<SpooledForm> {
   const { uploadDir: dir, maxUploadBytes: maxFileBytes, maxUploadTotalBytes: maxTotal } = limits;
   const fields: Array<[string, string]> = [];
   const files: UploadedFile[] = [];

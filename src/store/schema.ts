@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { VideoJobStatus } from '../core/contracts/video-job.ts';
 import type { ConsoleTables } from './console-schema.ts';
 
 /**
@@ -147,8 +148,6 @@ export interface MediaObjectsTable {
   created_at: Int;
   expires_at: Int;
 }
-
-export type VideoJobStatus = 'queued' | 'in_progress' | 'completed' | 'failed';
 
 export interface VideoJobsTable {
   id: string;

@@ -1,7 +1,7 @@
 import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { SpeechCall, SpeechFormat, TranscriptionCall, TranscriptionFormat } from '../../core/ir/media.ts';
-import type { MultipartForm } from '../../media/uploads.ts';
+import type { MultipartForm } from '../../core/contracts/multipart-form.ts';
 import { caps, oneOf, requireKind } from './media-rules.ts';
 
 const ALL_TRANSCRIPT_FORMATS: TranscriptionFormat[] = ['json', 'text', 'srt', 'verbose_json', 'vtt'];

@@ -2,7 +2,7 @@ import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 import { imagePrice, type Meter } from '../../core/pricing.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { ImageEditCall, ImageGenerationCall, InlineFile, MediaFile } from '../../core/ir/media.ts';
-import type { MultipartForm } from '../../media/uploads.ts';
+import type { MultipartForm } from '../../core/contracts/multipart-form.ts';
 import { caps, oneOf, requireKind } from './media-rules.ts';
 
 export type ImageResponseFormat = 'url' | 'b64_json';

@@ -1,5 +1,5 @@
 import type { ImageResult } from '../../core/ir/media.ts';
-import type { MediaStore } from '../../media/media-store.ts';
+import type { MediaLinks } from '../../core/contracts/media-links.ts';
 import type { ImageResponseFormat } from './decode-images.ts';
 
 /**
@@ -7,7 +7,7 @@ import type { ImageResponseFormat } from './decode-images.ts';
  * vendor's extra fields. A `url` the gateway serves itself: the bytes are stored and handed out
  * under a signed link that expires with them.
  */
-export async function encodeImages(result: ImageResult, format: ImageResponseFormat, media: MediaStore, accountId: string): Promise<string> {
+export async function encodeImages<Stored>(result: ImageResult, format: ImageResponseFormat, media: MediaLinks<Stored>, accountId: string): Promise<string> {
   const data = await Promise.all(
     result.images.map(async (image) => {
       const item: Record<string, unknown> = {};

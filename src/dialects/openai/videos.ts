@@ -1,7 +1,7 @@
 import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { VideoCall } from '../../core/ir/media.ts';
-import type { VideoJobRow } from '../../store/schema.ts';
+import type { VideoJob } from '../../core/contracts/video-job.ts';
 import { caps, oneOf, requireKind } from './media-rules.ts';
 
 export const DEFAULT_VIDEO_MODEL = 'sora-2';
@@ -32,7 +32,7 @@ export function decodeVideo(input: { prompt: unknown; seconds: unknown; size: un
 const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
 
 /** The job API's shape (what the official client's `videos.retrieve` reads). */
-export function videoView(job: VideoJobRow, expiresAt: number | null): Record<string, unknown> {
+export function videoView(job: VideoJob, expiresAt: number | null): Record<string, unknown> {
   return {
     id: job.id,
     object: 'video',
@@ -51,7 +51,7 @@ export function videoView(job: VideoJobRow, expiresAt: number | null): Record<st
 }
 
 /** The gateway's own generation shape (contract §3): the same job, with its link when done. */
-export function generationView(job: VideoJobRow, url: string | null, expiresAt: number | null): Record<string, unknown> {
+export function generationView(job: VideoJob, url: string | null, expiresAt: number | null): Record<string, unknown> {
   return {
     id: job.id,
     object: 'video.generation',
