@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { LedgerEntry } from '../store/repositories/ledger.ts';
 import type { NewUsageRow } from '../store/schema.ts';
+import type { SettlementJournal } from '../store/state-sync.ts';
 
 /** One line of the log: a journal entry and, for a call's charge, the call's usage row. */
 export interface LoggedSettlement {
@@ -43,7 +44,7 @@ export interface Orphans {
  * entry keys and usage request ids are unique in the database), so two processes replaying the
  * same orphan at once write each row once.
  */
-export class SettlementLog {
+export class SettlementLog implements SettlementJournal {
   readonly owner: string;
   private readonly dir: string;
   private readonly fsync: boolean;

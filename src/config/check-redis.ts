@@ -1,4 +1,4 @@
-import { reasonOf, StartupError, withoutPassword } from './startup-error.ts';
+import { reasonOf, StartupError, withoutPassword } from '../core/startup-error.ts';
 
 /**
  * REDIS_URL set: one connection and a PING before start. Running on without it would quietly split

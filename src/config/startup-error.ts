@@ -1,23 +1,8 @@
-/** A start-up failure the operator fixes by hand: printed as its one line (no stack), exit 1. */
-export class StartupError extends Error {}
+import { StartupError } from '../core/startup-error.ts';
 
+/** Main's end for a StartupError: its one line (no stack) on stderr, exit 1; any other error is rethrown. */
 export function exitOnStartupError(error: unknown): never {
   if (!(error instanceof StartupError)) throw error;
   process.stderr.write(`${error.message}\n`);
   process.exit(1);
-}
-
-/** A connection URL safe to print: the password dropped. */
-export function withoutPassword(url: string): string {
-  if (!URL.canParse(url)) return url.replace(/:[^:@/]*@/, '@');
-  const parsed = new URL(url);
-  parsed.password = '';
-  return parsed.toString().replace(/\/$/, '');
-}
-
-/** The reason in a few words; a refused dual-stack connect is an AggregateError with an empty message. */
-export function reasonOf(error: unknown): string {
-  if (error instanceof AggregateError && !error.message) return reasonOf(error.errors[0]);
-  if (error instanceof Error) return error.message || (error as { code?: string }).code || error.name;
-  return String(error);
 }

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
-import { reasonOf, StartupError } from '../config/startup-error.ts';
+import { reasonOf, StartupError } from '../core/startup-error.ts';
 import type { DialectName } from './dialect-name.ts';
 import { initialMigration } from './migrations/001-initial.ts';
 import { mediaMigration } from './migrations/002-media.ts';

@@ -10,7 +10,6 @@ import type { ModelOverrideRecord } from './repositories/model-overrides.ts';
 import { modelOverridesRepository } from './repositories/model-overrides.ts';
 import type { ProviderRecord } from './repositories/providers.ts';
 import { providersRepository } from './repositories/providers.ts';
-import type { SettlementLog } from '../billing/settlement-log.ts';
 import { inPlaceFlusher, type Flusher } from './flusher.ts';
 import { RowGuard } from './row-guard.ts';
 import type { FlushOutcome } from './flush-isolation.ts';
@@ -44,6 +43,17 @@ export interface FlushHealth {
 
 /** the longest wait between two attempts of a flush that failed because the database was unavailable */
 const MAX_RETRY_DELAY_MS = 10_000;
+
+/**
+ * Where the sync makes each queued journal entry durable until its batch is committed (billing's
+ * SettlementLog): `seal` when a batch is taken, `committed` once it is in the database.
+ */
+export interface SettlementJournal {
+  append(entry: LedgerEntry, usage: NewUsageRow | null): void;
+  seal(): void;
+  committed(): void;
+  close(): void;
+}
 
 /**
  * The only link between the request path and the database. Writes (journal, usage, key
@@ -84,7 +94,7 @@ export class StateSync {
   /** entries committed whose change this instance has not polled back yet */
   private committedUnseen: LedgerEntry[] = [];
   /** where every queued journal entry is appended before it waits for the flush (none: in memory only) */
-  settlementLog: SettlementLog | undefined;
+  settlementLog: SettlementJournal | undefined;
 
   /** `flusher`: where batches are written (default: in place, on this connection) */
   constructor(db: Kysely<Database>, listener: SyncListener, log: Logger, intervalMs: number, flusher?: Flusher) {
