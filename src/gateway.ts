@@ -32,8 +32,7 @@ import { videoJobsRepository, type VideoJobsRepository } from './store/repositor
 import { RealtimeSessions } from './realtime/sessions.ts';
 import { createFlusher } from './store/flusher.ts';
 import { StateSync } from './store/state-sync.ts';
-import { adapters } from './vendors/registry.ts';
-import { setToolCallIdKey } from './vendors/_kit/tool-call-id.ts';
+import { adapters, configureVendors } from './vendors/registry.ts';
 import { RequestLog } from './observability/logger.ts';
 
 /** Everything a request handler or an admin operation may use; built once by createGateway. */
@@ -123,7 +122,7 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
     ttlSeconds: config.media.linkTtlSeconds,
   });
   // tool-call ids that carry vendor state are signed, so every instance can read the others' and no client can forge one
-  setToolCallIdKey(config.toolIdSecret ?? (await secretsRepository(store.db).getOrCreate('tool-call-id-signing', () => randomBytes(32).toString('base64url'))));
+  configureVendors({ toolCallIdKey: config.toolIdSecret ?? (await secretsRepository(store.db).getOrCreate('tool-call-id-signing', () => randomBytes(32).toString('base64url'))) });
   const metrics = createMetrics({ openReservations: () => ledger.openReservations, pendingWrites: () => sync.pendingWrites, flush: () => sync.health() });
   const realtime = new RealtimeSessions(config.realtime, metrics.registry, config.syncIntervalMs);
   // the client (~45 modules) only when there is a Redis to talk to
