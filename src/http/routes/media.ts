@@ -2,16 +2,19 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError, notFound } from '../../core/errors.ts';
 import type { Gateway } from '../../gateway.ts';
 
+/** No schema: a repeated query parameter arrives as an array. */
+type MediaRoute = { Params: { file: string }; Querystring: { expires?: string | string[]; sig?: string | string[] } };
+
 /**
  * Signed links to media the gateway serves itself (`/media/<id>[.ext]?expires=…&sig=…`). No API
  * key: the signature is the credential. A tampered link is 403, a genuine one past its hour 410.
  */
 export function registerMediaRoutes(app: FastifyInstance, gateway: Gateway): void {
-  app.get('/media/:file', async (request, reply) => {
-    const file = (request.params as { file: string }).file;
-    const id = file.replace(/\.[a-z0-9]{1,5}$/i, '');
-    const query = request.query as { expires?: string; sig?: string };
-    const found = await gateway.media.resolve(id, query.expires, query.sig);
+  app.get<MediaRoute>('/media/:file', async (request, reply) => {
+    const id = request.params.file.replace(/\.[a-z0-9]{1,5}$/i, '');
+    const { expires, sig } = request.query;
+    // a repeated parameter is no valid signature either
+    const found = await gateway.media.resolve(id, typeof expires === 'string' ? expires : undefined, typeof sig === 'string' ? sig : undefined);
     if (found === 'invalid') {
       throw new GatewayError({ status: 403, type: 'permission_error', message: 'This link is not valid: its signature does not match. Use the link exactly as it was given.', code: 'invalid_signature' });
     }

@@ -5,8 +5,8 @@ import { createKey, keyView } from '../../../admin/keys.ts';
 import { AccountCreateSchema, AccountPatchSchema, CreditSchema, KeyCreateSchema, type KeyCreate } from '../../../admin/schemas.ts';
 import { nanoToUsd } from '../../../core/money.ts';
 import type { Gateway } from '../../../gateway.ts';
+import type { IdParams } from '../params.ts';
 
-type IdParams = { Params: { id: string } };
 
 const ListQuery = Type.Object(
   {

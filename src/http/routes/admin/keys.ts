@@ -4,8 +4,8 @@ import { KeyPatchSchema, UsageQuerySchema, type KeyPatch, type UsageQueryParams 
 import { notFound } from '../../../core/errors.ts';
 import { nanoToUsd } from '../../../core/money.ts';
 import type { Gateway } from '../../../gateway.ts';
+import type { IdParams } from '../params.ts';
 
-type IdParams = { Params: { id: string } };
 
 export function registerKeyRoutes(app: FastifyInstance, gateway: Gateway): void {
   app.get<IdParams>('/admin/keys/:id', async (request) => {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { listModels, modelView, putModel } from '../../../admin/models.ts';
 import { ModelPutSchema, type ModelPut } from '../../../admin/schemas.ts';
 import { invalidRequest } from '../../../core/errors.ts';
+import type { WildcardParams } from '../params.ts';
 import type { Gateway } from '../../../gateway.ts';
 
 export function registerModelAdminRoutes(app: FastifyInstance, gateway: Gateway): void {
@@ -11,8 +12,8 @@ export function registerModelAdminRoutes(app: FastifyInstance, gateway: Gateway)
   }));
 
   // model ids may contain slashes (e.g. "meta-llama/Llama-3.1-8B"), hence the wildcard
-  app.put<{ Body: ModelPut }>('/admin/models/*', { schema: { body: ModelPutSchema } }, async (request) => {
-    const id = (request.params as Record<string, string>)['*'] ?? '';
+  app.put<WildcardParams & { Body: ModelPut }>('/admin/models/*', { schema: { body: ModelPutSchema } }, async (request) => {
+    const id = request.params['*'];
     if (!id) throw invalidRequest('The model id is missing from the path.', 'model');
     return modelView(gateway, await putModel(gateway, id, request.body));
   });

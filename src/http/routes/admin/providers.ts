@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { createProvider, findProvider, listProviders, providerView, removeProvider, updateProvider } from '../../../admin/providers.ts';
 import { ProviderCreateSchema, ProviderPatchSchema, type ProviderCreate, type ProviderPatchBody } from '../../../admin/schemas.ts';
 import type { Gateway } from '../../../gateway.ts';
+import type { IdParams } from '../params.ts';
 
-type IdParams = { Params: { id: string } };
 
 export function registerProviderRoutes(app: FastifyInstance, gateway: Gateway): void {
   app.post<{ Body: ProviderCreate }>('/admin/providers', { schema: { body: ProviderCreateSchema } }, async (request, reply) => {

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../../../core/errors.ts';
 import { decodeSpeech, decodeTranscription } from '../../../dialects/openai/decode-audio.ts';
@@ -13,7 +14,8 @@ import { contextOf } from '../../request-context.ts';
 /** Bytes per second assumed only to bound the hold for audio the library could not measure (8 kb/s). */
 const MIN_BYTES_PER_SECOND = 1000;
 
-export function registerAudioRoutes(app: FastifyInstance, gateway: Gateway): void {
+export function registerAudioRoutes(fastify: FastifyInstance, gateway: Gateway): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const media = gateway.config.media;
 
   app.post('/v1/audio/transcriptions', async (request, reply) => {
@@ -48,8 +50,8 @@ export function registerAudioRoutes(app: FastifyInstance, gateway: Gateway): voi
   });
 
   app.post('/v1/audio/speech', { schema: { body: speechSchema } }, async (request, reply) => {
-    const body = request.body as Record<string, unknown>;
-    const model = body.model as string;
+    const body = request.body;
+    const model = body.model;
     checkModelAllowed(request.principal!, model);
     const call = decodeSpeech(body, gateway.catalogue.get(model));
     await runOperation(

@@ -1,4 +1,6 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
 import { invalidRequest } from '../../../core/errors.ts';
 import type { ImageEditCall, ImageResult } from '../../../core/ir/media.ts';
 import { decodeImageEdit, decodeImageGeneration, type DecodedImages } from '../../../dialects/openai/decode-images.ts';
@@ -12,15 +14,23 @@ import { checkModelAllowed } from '../../authenticate.ts';
 import { modelParam } from '../../model-param.ts';
 import { contextOf } from '../../request-context.ts';
 
-export function registerImageRoutes(app: FastifyInstance, gateway: Gateway): void {
+/**
+ * What an edit or a variation's body is: the JSON its schema checked (the schema applies to
+ * application/json only), undefined for a multipart form (its parts are read by the route) or a
+ * string for text/plain, refused below.
+ */
+type EditRoute = { Body: Static<typeof imageEditJsonSchema> | string | undefined };
+
+export function registerImageRoutes(fastify: FastifyInstance, gateway: Gateway): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const respondWith = (format: 'url' | 'b64_json', accountId: string) => async (decoded: DecodedResponse<ImageResult>) => ({
     body: await encodeImages(decoded.result!, format, gateway.media, accountId),
     contentType: 'application/json',
   });
 
   app.post('/v1/images/generations', { schema: { body: imageGenerationSchema } }, async (request, reply) => {
-    const body = request.body as Record<string, unknown>;
-    const model = body.model as string;
+    const body = request.body;
+    const model = body.model;
     checkModelAllowed(request.principal!, model);
     const decoded = decodeImageGeneration(body, gateway.catalogue.get(model));
     await runOperation(
@@ -43,18 +53,19 @@ export function registerImageRoutes(app: FastifyInstance, gateway: Gateway): voi
   });
 
   for (const kind of ['edits', 'variations'] as const) {
-    app.post(`/v1/images/${kind}`, { schema: { body: { content: { 'application/json': { schema: imageEditJsonSchema } } } } }, async (request, reply) => editOrVariation(request, reply, kind));
+    app.post<EditRoute>(`/v1/images/${kind}`, { schema: { body: { content: { 'application/json': { schema: imageEditJsonSchema } } } } }, async (request, reply) => editOrVariation(request, reply, kind));
   }
 
-  async function editOrVariation(request: FastifyRequest, reply: FastifyReply, kind: 'edits' | 'variations') {
+  async function editOrVariation(request: FastifyRequest<EditRoute>, reply: FastifyReply, kind: 'edits' | 'variations') {
     const media = gateway.config.media;
     const form = request.isMultipart() ? await readMultipart(request, reply, media) : undefined;
     try {
-      const json = request.body as Record<string, unknown> | undefined;
-      if (!form && (typeof json !== 'object' || json === null)) throw invalidRequest('Send a JSON body (image as Base64) or a multipart form.');
-      const model = modelParam(form ? form.field('model') : json?.model);
+      const json = typeof request.body === 'object' && request.body !== null ? request.body : undefined;
+      const source: Parameters<typeof decodeImageEdit>[0] | undefined = form ? { form } : json && { json };
+      if (!source) throw invalidRequest('Send a JSON body (image as Base64) or a multipart form.');
+      const model = modelParam('form' in source ? source.form.field('model') : source.json.model);
       checkModelAllowed(request.principal!, model);
-      const decoded: DecodedImages<ImageEditCall> = decodeImageEdit(form ? { form } : { json: json! }, gateway.catalogue.get(model), kind);
+      const decoded: DecodedImages<ImageEditCall> = decodeImageEdit(source, gateway.catalogue.get(model), kind);
       await runOperation(
         gateway,
         contextOf(request),

@@ -3,6 +3,7 @@ import type { Principal } from '../../../auth/key-store.ts';
 import { modelNotFound } from '../../../core/errors.ts';
 import type { Gateway } from '../../../gateway.ts';
 import { checkModelAllowed } from '../../authenticate.ts';
+import type { WildcardParams } from '../params.ts';
 
 function modelObject(gateway: Gateway, id: string) {
   const created = Math.min(
@@ -29,8 +30,8 @@ export function registerModelRoutes(app: FastifyInstance, gateway: Gateway): voi
     return { object: 'list', data: visibleModels(gateway, request.principal!).map((id) => modelObject(gateway, id)) };
   });
 
-  app.get('/v1/models/*', async (request) => {
-    const id = (request.params as Record<string, string>)['*'] ?? '';
+  app.get<WildcardParams>('/v1/models/*', async (request) => {
+    const id = request.params['*'];
     checkModelAllowed(request.principal!, id);
     if (!gateway.router.serves(id)) throw modelNotFound(id);
     return modelObject(gateway, id);

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { RerankResult } from '../../../core/ir/media.ts';
 import { decodeModeration, decodeRerank, DEFAULT_MODERATION_MODEL, encodeRerank } from '../../../dialects/openai/decode-retrieval.ts';
@@ -11,10 +12,11 @@ import { checkModelAllowed } from '../../authenticate.ts';
 import { contextOf } from '../../request-context.ts';
 
 /** Moderations and rerank: priced per request (and per token where configured). */
-export function registerRetrievalRoutes(app: FastifyInstance, gateway: Gateway): void {
+export function registerRetrievalRoutes(fastify: FastifyInstance, gateway: Gateway): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post('/v1/moderations', { schema: { body: moderationSchema } }, async (request, reply) => {
-    const body = request.body as Record<string, unknown>;
-    const model = typeof body.model === 'string' ? body.model : DEFAULT_MODERATION_MODEL;
+    const body = request.body;
+    const model = body.model ?? DEFAULT_MODERATION_MODEL;
     checkModelAllowed(request.principal!, model);
     const call = decodeModeration(body, gateway.catalogue.get(model));
     await runOperation(
@@ -27,8 +29,8 @@ export function registerRetrievalRoutes(app: FastifyInstance, gateway: Gateway):
   });
 
   app.post('/v1/rerank', { schema: { body: rerankSchema } }, async (request, reply) => {
-    const body = request.body as Record<string, unknown>;
-    const model = body.model as string;
+    const body = request.body;
+    const model = body.model;
     checkModelAllowed(request.principal!, model);
     const catalogued = gateway.catalogue.get(model);
     const counter = counterFor((count) => decodeRerank(body, catalogued, count), bodyBytesOf(request.headers));

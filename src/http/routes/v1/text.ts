@@ -1,41 +1,42 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { decodeChat } from '../../../dialects/openai/decode-chat.ts';
 import { decodeCompletions } from '../../../dialects/openai/decode-completions.ts';
 import { decodeEmbeddings } from '../../../dialects/openai/decode-embeddings.ts';
 import { chatCompletionSchema, completionSchema, embeddingSchema } from '../../../dialects/openai/schemas.ts';
 import type { Gateway } from '../../../gateway.ts';
-import { counterFor } from '../../../pipeline/off-loop-counter.ts';
+import { offLoopCounter } from '../../../pipeline/off-loop-counter.ts';
 import { bodyBytesOf } from '../../../core/tokens/prompt-estimate.ts';
+import { chatThrough } from '../../../pipeline/chat-codec.ts';
 import { runOperation } from '../../../pipeline/run-operation.ts';
 import { checkModelAllowed } from '../../authenticate.ts';
 import { contextOf } from '../../request-context.ts';
 
-type Body = Record<string, unknown>;
-
 /** The OpenAI-compatible text endpoints: chat, legacy completions, embeddings. */
-export function registerTextRoutes(app: FastifyInstance, gateway: Gateway): void {
+export function registerTextRoutes(fastify: FastifyInstance, gateway: Gateway): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post('/v1/chat/completions', { schema: { body: chatCompletionSchema } }, async (request, reply) => {
-    const body = request.body as Body;
-    const decoded = decodeChat(body, gateway.config.defaultMaxOutputTokens, gateway.catalogue.get(body.model as string), Number(request.headers['content-length']));
+    const body = request.body;
+    const { output, ...decoded } = decodeChat(body, gateway.config.defaultMaxOutputTokens, gateway.catalogue.get(body.model), Number(request.headers['content-length']));
     checkModelAllowed(request.principal!, decoded.model);
-    await runOperation(gateway, contextOf(request), { operation: 'chat', endpoint: '/v1/chat/completions', ...decoded }, reply);
+    await runOperation(gateway, contextOf(request), { operation: 'chat', endpoint: '/v1/chat/completions', bridge: chatThrough(output), ...decoded }, reply);
     return reply;
   });
 
   app.post('/v1/completions', { schema: { body: completionSchema } }, async (request, reply) => {
-    const decoded = decodeCompletions(request.body as Body, bodyBytesOf(request.headers));
+    const decoded = decodeCompletions(request.body, bodyBytesOf(request.headers));
     checkModelAllowed(request.principal!, decoded.model);
     await runOperation(gateway, contextOf(request), { operation: 'completions', endpoint: '/v1/completions', ...decoded }, reply);
     return reply;
   });
 
   app.post('/v1/embeddings', { schema: { body: embeddingSchema } }, async (request, reply) => {
-    const body = request.body as Body;
-    checkModelAllowed(request.principal!, body.model as string);
-    const model = gateway.catalogue.get(body.model as string);
+    const body = request.body;
+    checkModelAllowed(request.principal!, body.model);
+    const model = gateway.catalogue.get(body.model);
     // a large request's inputs are counted off the event loop first
-    const counter = counterFor((count) => decodeEmbeddings(body, model, count), bodyBytesOf(request.headers));
-    const decoded = decodeEmbeddings(body, model, typeof counter === 'function' ? counter : await counter);
+    const counter = offLoopCounter.counterFor((count) => decodeEmbeddings(body, model, count, offLoopCounter), bodyBytesOf(request.headers));
+    const decoded = decodeEmbeddings(body, model, typeof counter === 'function' ? counter : await counter, offLoopCounter);
     await runOperation(gateway, contextOf(request), { operation: 'embeddings', endpoint: '/v1/embeddings', ...decoded }, reply);
     return reply;
   });

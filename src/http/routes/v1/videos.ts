@@ -1,4 +1,6 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
 import type { Hold } from '../../../billing/ledger.ts';
 import type { SharedHold } from '../../../billing/shared-holds.ts';
 import { invalidRequest, notFound } from '../../../core/errors.ts';
@@ -14,15 +16,21 @@ import type { VideoJobRow } from '../../../store/schema.ts';
 import { checkModelAllowed } from '../../authenticate.ts';
 import { modelParam } from '../../model-param.ts';
 import { contextOf } from '../../request-context.ts';
+import type { IdParams } from '../params.ts';
 
 type Surface = 'generation' | 'video';
+/** A JSON body is checked by its schema (application/json only); a multipart form leaves it undefined, a text/plain body is a string. */
+type JobRoute = { Body: Static<typeof videoJobSchema> | string | undefined };
+/** No schema: a repeated parameter arrives as an array. */
+type ContentRoute = IdParams & { Querystring: { variant?: string | string[] } };
 
 /**
  * Video jobs (contract §3): `/v1/videos/generations` (the gateway's own shape) and the widely
  * used job API `/v1/videos`. Submission reserves `seconds × per_second` and hands the hold to
  * the job; the worker settles it. Reads are idempotent and limited to the key's account.
  */
-export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway): void {
+export function registerVideoRoutes(fastify: FastifyInstance, gateway: Gateway): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const jobs = gateway.repos.videoJobs;
 
   async function submit(request: FastifyRequest, reply: FastifyReply, surface: Surface, model: string, call: VideoCall) {
@@ -88,30 +96,30 @@ export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway): voi
     return generationView(job, media ? gateway.media.link(media) : null, expiresAt);
   }
 
-  async function owned(request: FastifyRequest): Promise<VideoJobRow> {
-    const id = (request.params as { id: string }).id;
+  async function owned(request: FastifyRequest<IdParams>): Promise<VideoJobRow> {
+    const id = request.params.id;
     const job = await jobs.get(id, request.principal!.accountId);
     if (!job) throw notFound(`No video job ${id} exists for this account.`, 'id', 'video_not_found');
     return job;
   }
 
   app.post('/v1/videos/generations', { schema: { body: videoGenerationSchema } }, async (request, reply) => {
-    const body = request.body as Record<string, unknown>;
-    const model = body.model as string;
+    const body = request.body;
+    const model = body.model;
     checkModelAllowed(request.principal!, model);
     const call = decodeVideo({ prompt: body.prompt, seconds: body.duration, size: body.size }, gateway.catalogue.get(model), 'duration');
     return submit(request, reply, 'generation', model, call);
   });
 
-  app.get('/v1/videos/generations/:id', async (request) => view(await owned(request), 'generation'));
+  app.get<IdParams>('/v1/videos/generations/:id', async (request) => view(await owned(request), 'generation'));
 
   // a JSON body is checked by its schema; a multipart form field by field below
-  app.post('/v1/videos', { schema: { body: { content: { 'application/json': { schema: videoJobSchema } } } } }, async (request, reply) => {
+  app.post<JobRoute>('/v1/videos', { schema: { body: { content: { 'application/json': { schema: videoJobSchema } } } } }, async (request, reply) => {
     const media = gateway.config.media;
     const form = request.isMultipart() ? await readMultipart(request, reply, media) : undefined;
     try {
-      const json = (request.body ?? {}) as Record<string, unknown>;
-      const field = (name: string) => (form ? form.field(name) : json[name]);
+      const json: Static<typeof videoJobSchema> = typeof request.body === 'object' && request.body !== null ? request.body : {};
+      const field = (name: keyof typeof json) => (form ? form.field(name) : json[name]);
       if (form?.files.length) throw invalidRequest('input_reference is not supported by this gateway yet; send a prompt only.', 'input_reference');
       const model = modelParam(field('model') ?? DEFAULT_VIDEO_MODEL);
       checkModelAllowed(request.principal!, model);
@@ -123,7 +131,7 @@ export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway): voi
   });
 
   app.get('/v1/videos', { schema: { querystring: videoListQuery } }, async (request) => {
-    const query = request.query as { after?: string; limit?: string; order?: string };
+    const query = request.query;
     const limit = Math.min(100, Math.max(1, Number(query.limit ?? 20) || 20));
     const order = query.order === 'asc' ? 'asc' : 'desc';
     const after = query.after ? await jobs.get(query.after, request.principal!.accountId) : undefined;
@@ -133,11 +141,11 @@ export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway): voi
     return { object: 'list', data, has_more: rows.length > limit, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null };
   });
 
-  app.get('/v1/videos/:id', async (request) => view(await owned(request), 'video'));
+  app.get<IdParams>('/v1/videos/:id', async (request) => view(await owned(request), 'video'));
 
-  app.get('/v1/videos/:id/content', async (request, reply) => {
+  app.get<ContentRoute>('/v1/videos/:id/content', async (request, reply) => {
     const job = await owned(request);
-    const variant = (request.query as { variant?: string }).variant ?? 'video';
+    const variant = request.query.variant ?? 'video';
     if (variant !== 'video') throw invalidRequest(`variant "${variant}" is not available; only "video" is stored.`, 'variant');
     if (job.status !== 'completed' || !job.media_id) throw notFound(`Video ${job.id} has no content (status: ${job.status}).`, 'id', 'video_not_ready');
     const media = await gateway.media.get(job.media_id);
@@ -147,7 +155,7 @@ export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway): voi
     return reply.send(opened.stream);
   });
 
-  app.delete('/v1/videos/:id', async (request) => {
+  app.delete<IdParams>('/v1/videos/:id', async (request) => {
     const job = await owned(request);
     if (job.status === 'queued' || job.status === 'in_progress') throw invalidRequest(`Video ${job.id} is still ${job.status}; it can be deleted once it has finished.`, 'id');
     await jobs.remove(job.id, request.principal!.accountId);

@@ -1,5 +1,7 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { invalidRequest, modelNotFound, notFound } from '../../../core/errors.ts';
+import type { Static } from 'typebox';
+import { modelNotFound, notFound } from '../../../core/errors.ts';
 import type { ImageResult } from '../../../core/ir/media.ts';
 import { decodePredict } from '../../../dialects/google/decode-predict.ts';
 import { encodePredictions } from '../../../dialects/google/encode-predict.ts';
@@ -12,6 +14,7 @@ import { runOperation } from '../../../pipeline/run-operation.ts';
 import { bearerToken, checkModelAllowed } from '../../authenticate.ts';
 import { modelParam } from '../../model-param.ts';
 import { contextOf } from '../../request-context.ts';
+import type { WildcardParams } from '../params.ts';
 
 /** The key of a `/v1beta` request: `Authorization: Bearer`, or Google's `x-goog-api-key` (or `?key=`). */
 export function googleKey(request: FastifyRequest): string | undefined {
@@ -19,7 +22,9 @@ export function googleKey(request: FastifyRequest): string | undefined {
   if (typeof header === 'string' && header) return header;
   const bearer = bearerToken(request);
   if (bearer) return bearer;
-  const key = (request.query as { key?: unknown } | undefined)?.key;
+  // read in onRequest, before any route's schema: the query is whatever the client sent
+  const query: unknown = request.query;
+  const key = typeof query === 'object' && query !== null && 'key' in query ? query.key : undefined;
   return typeof key === 'string' && key ? key : undefined;
 }
 
@@ -27,21 +32,23 @@ export function googleKey(request: FastifyRequest): string | undefined {
 const speaksGoogle = (request: FastifyRequest) => !bearerToken(request);
 
 /** `POST /v1beta/models/{model}:predict` (native image prediction, contract §3). */
-export function registerPredictRoutes(app: FastifyInstance, gateway: Gateway): void {
-  app.post('/v1beta/models/*', { schema: { body: predictSchema } }, async (request, reply) => {
-    const target = (request.params as Record<string, string>)['*'] ?? '';
+export function registerPredictRoutes(fastify: FastifyInstance, gateway: Gateway): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  // explicit route generics stop inference from the schema: the body's type is named here too
+  app.post<WildcardParams & { Body: Static<typeof predictSchema> }>('/v1beta/models/*', { schema: { body: predictSchema } }, async (request, reply) => {
+    const target = request.params['*'];
     const colon = target.lastIndexOf(':');
     const model = colon > 0 ? target.slice(0, colon) : target;
     const method = colon > 0 ? target.slice(colon + 1) : '';
     if (method !== 'predict') throw notFound(`There is no POST /v1beta/models/${target}; this gateway serves {model}:predict here.`, null, 'unknown_path');
     modelParam(model);
+    // an object: its schema refused anything else
     const body = request.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidRequest('The request body must be a JSON object with instances and parameters.');
     checkModelAllowed(request.principal!, model);
     if (!gateway.router.serves(model)) throw modelNotFound(model);
     const catalogued = gateway.catalogue.get(model);
-    const counter = counterFor((count) => decodePredict(body as Record<string, unknown>, catalogued, count), bodyBytesOf(request.headers));
-    const decoded = decodePredict(body as Record<string, unknown>, catalogued, typeof counter === 'function' ? counter : await counter);
+    const counter = counterFor((count) => decodePredict(body, catalogued, count), bodyBytesOf(request.headers));
+    const decoded = decodePredict(body, catalogued, typeof counter === 'function' ? counter : await counter);
     const vendorForm = speaksGoogle(request);
     await runOperation(
       gateway,
