@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { readYamlSettings, type YamlConfig } from './yaml-config.ts';
+import type { TracingOptions } from '../observability/tracing.ts';
+import { tracingFromEnv } from '../observability/tracing-env.ts';
 
 export interface Config {
   port: number;
@@ -40,6 +42,8 @@ export interface Config {
   toolIdSecret: string | undefined;
   /** client connections (see ServerTimeouts) */
   server: ServerTimeouts;
+  /** OpenTelemetry traces over OTLP (the standard OTEL_* variables); undefined: off */
+  tracing: TracingOptions | undefined;
 }
 
 export interface ServerTimeouts {
@@ -114,7 +118,7 @@ export function loadConfig(env: Env = process.env, quickStartVars: string[] = []
   const quickStartKeys: Record<string, string> = {};
   for (const name of quickStartVars) if (env[name]) quickStartKeys[name] = env[name];
 
-  const config: Omit<Config, 'server'> = {
+  const config: Omit<Config, 'server' | 'tracing'> = {
     port,
     host,
     databaseUrl: env.DATABASE_URL ?? 'sqlite:./data/modelgate.db',
@@ -177,7 +181,7 @@ export function loadConfig(env: Env = process.env, quickStartVars: string[] = []
     },
     toolIdSecret: env.MODELGATE_TOOL_ID_SECRET || undefined,
   };
-  return { ...config, server: serverTimeouts(env, Math.max(config.upstream.firstByteTimeoutMs, config.media.upstreamTimeoutMs)) };
+  return { ...config, server: serverTimeouts(env, Math.max(config.upstream.firstByteTimeoutMs, config.media.upstreamTimeoutMs)), tracing: tracingFromEnv(env) };
 }
 
 /** `longestUpstreamWaitMs`: a client socket stays silent that long while its answer is awaited */
