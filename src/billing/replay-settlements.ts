@@ -1,5 +1,16 @@
-import type { Gateway } from '../gateway.ts';
+import type { Logger } from 'pino';
+import type { StateSync } from '../store/state-sync.ts';
+import type { Ledger } from './ledger.ts';
 import type { SettlementLog } from './settlement-log.ts';
+import type { SharedHolds } from './shared-holds.ts';
+
+/** What a replay touches: the ledger, the write-behind queue, the cross-instance holds (REDIS_URL) and the log. */
+export interface ReplayDeps {
+  ledger: Pick<Ledger, 'replay'>;
+  sync: Pick<StateSync, 'recordUsage' | 'now' | 'seenSeq'>;
+  sharedHolds: Pick<SharedHolds, 'visibleAll'> | undefined;
+  log: Logger;
+}
 
 /**
  * At start: the settlements that processes killed before their flush had logged (SettlementLog)
@@ -7,19 +18,19 @@ import type { SettlementLog } from './settlement-log.ts';
  * already is skipped by the database (unique entry keys and request ids). Their files go once
  * the batch is in; what they had pending in Redis on those accounts is marked visible.
  */
-export async function replaySettlements(gateway: Gateway, log: SettlementLog): Promise<void> {
-  const orphans = log.orphans(gateway.log);
+export async function replaySettlements(deps: ReplayDeps, log: SettlementLog): Promise<void> {
+  const orphans = log.orphans(deps.log);
   if (orphans.length === 0) return;
   for (const orphan of orphans) {
     for (const { entry, usage } of orphan.settlements) {
-      gateway.ledger.replay(entry, usage);
-      if (usage) gateway.sync.recordUsage(usage);
+      deps.ledger.replay(entry, usage);
+      if (usage) deps.sync.recordUsage(usage);
     }
   }
-  await gateway.sync.now();
+  await deps.sync.now();
   for (const orphan of orphans) {
-    gateway.sharedHolds?.visibleAll(orphan.owner, new Set(orphan.settlements.map((s) => s.entry.accountId)), gateway.sync.seenSeq);
+    deps.sharedHolds?.visibleAll(orphan.owner, new Set(orphan.settlements.map((s) => s.entry.accountId)), deps.sync.seenSeq);
     orphan.discard();
-    gateway.log.info({ owner: orphan.owner, entries: orphan.settlements.length }, 'settlement log of a stopped process replayed');
+    deps.log.info({ owner: orphan.owner, entries: orphan.settlements.length }, 'settlement log of a stopped process replayed');
   }
 }

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/key-store.ts';
-import type { Gateway } from '../gateway.ts';
+import type { Ledger } from '../billing/ledger.ts';
+import type { KeyRateLimiter } from '../limits/rate-limiter.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -14,6 +15,12 @@ export const NO_RATE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 
 type Done = (error?: Error) => void;
 
+/** The key's request limit and its account's balance: all admission looks at. */
+export interface AdmissionDeps {
+  limiter: Pick<KeyRateLimiter, 'admitRequest'>;
+  ledger: Pick<Ledger, 'requireHeadroom'>;
+}
+
 /**
  * Admission before work, for the paid client routes (every POST of the client scopes): after the
  * key and its account (onRequest) and the body's schema, the key's requests-per-minute limit
@@ -25,20 +32,20 @@ type Done = (error?: Error) => void;
  * A preHandler, so it runs before a multipart body is read (the handlers read it as a stream),
  * and a callback hook: a key without a rate limit passes without a promise or a turn of the loop.
  */
-export function admitBeforeWork(gateway: Gateway) {
+export function admitBeforeWork(deps: AdmissionDeps) {
   return (request: FastifyRequest, reply: FastifyReply, done: Done): void => {
     if (request.method !== 'POST') {
       done();
       return;
     }
     const principal = request.principal!;
-    const counted = gateway.limiter.admitRequest(principal.key);
+    const counted = deps.limiter.admitRequest(principal.key);
     if (!counted) {
-      checkFunds(gateway, request, reply, principal, NO_RATE_HEADERS, done);
+      checkFunds(deps, request, reply, principal, NO_RATE_HEADERS, done);
       return;
     }
     counted.then(
-      (headers) => checkFunds(gateway, request, reply, principal, headers, done),
+      (headers) => checkFunds(deps, request, reply, principal, headers, done),
       (error: Error) => refuse(request, reply, error, done),
     );
   };
@@ -50,9 +57,9 @@ function refuse(request: FastifyRequest, reply: FastifyReply, error: Error, done
   done(error);
 }
 
-function checkFunds(gateway: Gateway, request: FastifyRequest, reply: FastifyReply, principal: Principal, headers: Record<string, string>, done: Done): void {
+function checkFunds(deps: AdmissionDeps, request: FastifyRequest, reply: FastifyReply, principal: Principal, headers: Record<string, string>, done: Done): void {
   try {
-    gateway.ledger.requireHeadroom(principal.accountId, principal.key);
+    deps.ledger.requireHeadroom(principal.accountId, principal.key);
   } catch (error) {
     refuse(request, reply, error as Error, done);
     return;

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../auth/key-store.ts';
+import type { KeyStore, Principal } from '../auth/key-store.ts';
+import type { Ledger } from '../billing/ledger.ts';
 import { authenticationError, modelNotFound } from '../core/errors.ts';
-import type { Gateway } from '../gateway.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -17,17 +17,23 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
+/** The keys in memory and whether their accounts are disabled: all authentication looks at. */
+export interface AuthenticateDeps {
+  keys: Pick<KeyStore, 'authenticate'>;
+  ledger: Pick<Ledger, 'isAccountDisabled'>;
+}
+
 /**
  * onRequest hook for client routes: the key is checked before the body is even read. A callback
  * hook, not an async one: the check is synchronous (keys live in memory), and an async hook
  * costs a promise chain on every request.
  */
-export function authenticateWith(gateway: Gateway, extract: (request: FastifyRequest) => string | undefined = bearerToken) {
+export function authenticateWith(deps: AuthenticateDeps, extract: (request: FastifyRequest) => string | undefined = bearerToken) {
   return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void => {
     let principal: Principal;
     try {
-      principal = gateway.keys.authenticate(extract(request));
-      if (gateway.ledger.isAccountDisabled(principal.accountId)) {
+      principal = deps.keys.authenticate(extract(request));
+      if (deps.ledger.isAccountDisabled(principal.accountId)) {
         throw authenticationError('The account of this API key is disabled. Contact the operator.', 'account_disabled');
       }
     } catch (error) {

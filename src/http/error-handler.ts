@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import { GatewayError, invalidRequest, serverError } from '../core/errors.ts';
-import type { Gateway } from '../gateway.ts';
 import { errorDialectFor } from './error-envelope.ts';
 import { fromSchemaErrors, type SchemaError } from './validation-error.ts';
 
@@ -27,12 +27,17 @@ export function toGatewayError(error: FastifyError | Error): GatewayError {
   return serverError();
 }
 
-export function errorHandler(gateway: Gateway) {
+/** Only the log: an unexpected error is written there before the client gets its envelope. */
+export interface ErrorHandlerDeps {
+  log: Pick<Logger, 'error'>;
+}
+
+export function errorHandler(deps: ErrorHandlerDeps) {
   return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
     const gatewayError = toGatewayError(error);
     if (gatewayError.status >= 500 && !(error instanceof GatewayError)) {
       // the client quotes its x-request-id (its own, when it sent one): both ids find this line
-      gateway.log.error({ reqId: request.id, correlationId: request.correlationId, err: error, url: request.routeOptions.url }, 'unhandled error');
+      deps.log.error({ reqId: request.id, correlationId: request.correlationId, err: error, url: request.routeOptions.url }, 'unhandled error');
     }
     if (reply.sent || reply.raw.headersSent) return;
     if (gatewayError.retryAfter !== undefined) reply.header('retry-after', String(gatewayError.retryAfter));
