@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../core/errors.ts';
-import type { Gateway } from '../../gateway.ts';
+import type { SystemRouteDeps } from './deps.ts';
 import { adminAuth } from '../admin-auth.ts';
 
 /** Paths of the compatible surface, to recognise a base URL that lacks `/v1`. */
@@ -18,27 +18,27 @@ const V1_SUFFIXES = [
   '/realtime',
 ];
 
-export function registerSystemRoutes(app: FastifyInstance, gateway: Gateway): void {
+export function registerSystemRoutes(app: FastifyInstance, deps: SystemRouteDeps): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   // not ready while starting or stopping, and while writes wait too long for the database (its
   // flush keeps failing): a balancer then sends requests to instances that can bill them
   app.get('/readyz', async (_request, reply) => {
-    const health = gateway.sync.health();
+    const health = deps.sync.health();
     const flush = {
       lag_ms: health.lagMs,
       pending_writes: health.pending,
       dead_letters: health.deadLetters,
       stuck_journal_entries: health.stuckEntries,
     };
-    if (!gateway.ready) return reply.code(503).send({ status: 'not ready', flush });
-    if (health.lagMs > gateway.config.flushLagReadyMs) return reply.code(503).send({ status: 'not ready', reason: 'flush_lag', flush });
+    if (!deps.ready) return reply.code(503).send({ status: 'not ready', flush });
+    if (health.lagMs > deps.config.flushLagReadyMs) return reply.code(503).send({ status: 'not ready', reason: 'flush_lag', flush });
     return { status: 'ready', flush };
   });
 
-  app.get('/metrics', { onRequest: adminAuth(gateway.config.adminToken) }, async (_request, reply) => {
-    reply.header('content-type', gateway.metrics.registry.contentType);
-    return gateway.metrics.registry.metrics();
+  app.get('/metrics', { onRequest: adminAuth(deps.config.adminToken) }, async (_request, reply) => {
+    reply.header('content-type', deps.metrics.registry.contentType);
+    return deps.metrics.registry.metrics();
   });
 
   app.setNotFoundHandler(async (request) => {

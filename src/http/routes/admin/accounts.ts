@@ -4,7 +4,7 @@ import { accountView, createAccount, creditAccount, findAccount, updateAccount }
 import { createKey, keyView } from '../../../admin/keys.ts';
 import { AccountCreateSchema, AccountPatchSchema, CreditSchema, KeyCreateSchema, type KeyCreate } from '../../../admin/schemas.ts';
 import { nanoToUsd } from '../../../core/money.ts';
-import type { Gateway } from '../../../gateway.ts';
+import type { AdminDeps } from '../../../admin/deps.ts';
 import type { IdParams } from '../params.ts';
 
 
@@ -22,37 +22,37 @@ const LedgerQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export function registerAccountRoutes(app: FastifyInstance, gateway: Gateway): void {
+export function registerAccountRoutes(app: FastifyInstance, deps: AdminDeps): void {
   app.post<{ Body: Static<typeof AccountCreateSchema> }>('/admin/accounts', { schema: { body: AccountCreateSchema } }, async (request, reply) => {
-    const record = await createAccount(gateway, request.body);
-    return reply.code(201).send(accountView(gateway, record));
+    const record = await createAccount(deps, request.body);
+    return reply.code(201).send(accountView(deps, record));
   });
 
   app.get<{ Querystring: Static<typeof ListQuery> }>('/admin/accounts', { schema: { querystring: ListQuery } }, async (request) => {
     const q = request.query;
-    const rows = await gateway.repos.accounts.list({ limit: q.limit ?? 100, ...(q.before && { before: q.before }), ...(q.search && { search: q.search }) });
-    return { object: 'list', data: rows.map((r) => accountView(gateway, r)) };
+    const rows = await deps.repos.accounts.list({ limit: q.limit ?? 100, ...(q.before && { before: q.before }), ...(q.search && { search: q.search }) });
+    return { object: 'list', data: rows.map((r) => accountView(deps, r)) };
   });
 
-  app.get<IdParams>('/admin/accounts/:id', async (request) => accountView(gateway, await findAccount(gateway, request.params.id)));
+  app.get<IdParams>('/admin/accounts/:id', async (request) => accountView(deps, await findAccount(deps, request.params.id)));
 
   app.patch<IdParams & { Body: Static<typeof AccountPatchSchema> }>('/admin/accounts/:id', { schema: { body: AccountPatchSchema } }, async (request) =>
-    accountView(gateway, await updateAccount(gateway, request.params.id, request.body)),
+    accountView(deps, await updateAccount(deps, request.params.id, request.body)),
   );
 
   app.post<IdParams & { Body: Static<typeof CreditSchema> }>('/admin/accounts/:id/credit', { schema: { body: CreditSchema } }, async (request) => {
     const idempotencyKey = request.headers['idempotency-key'];
-    const balance = await creditAccount(gateway, request.params.id, request.body, typeof idempotencyKey === 'string' ? idempotencyKey : undefined, request.id);
+    const balance = await creditAccount(deps, request.params.id, request.body, typeof idempotencyKey === 'string' ? idempotencyKey : undefined, request.id);
     return { balance_usd: balance };
   });
 
   app.get<IdParams & { Querystring: Static<typeof LedgerQuery> }>('/admin/accounts/:id/ledger', { schema: { querystring: LedgerQuery } }, async (request) => {
-    const account = await findAccount(gateway, request.params.id);
-    await gateway.sync.refresh();
-    const rows = await gateway.repos.ledger.listByAccount(account.id, request.query.limit ?? 100, request.query.before);
+    const account = await findAccount(deps, request.params.id);
+    await deps.sync.refresh();
+    const rows = await deps.repos.ledger.listByAccount(account.id, request.query.limit ?? 100, request.query.before);
     return {
       object: 'list',
-      balance_usd: nanoToUsd(gateway.ledger.balance(account.id) ?? 0),
+      balance_usd: nanoToUsd(deps.ledger.balance(account.id) ?? 0),
       data: rows.map((r) => ({
         id: r.id,
         kind: r.kind,
@@ -66,12 +66,12 @@ export function registerAccountRoutes(app: FastifyInstance, gateway: Gateway): v
   });
 
   app.post<IdParams & { Body: KeyCreate }>('/admin/accounts/:id/keys', { schema: { body: KeyCreateSchema } }, async (request, reply) => {
-    const { record, secret } = await createKey(gateway, request.params.id, request.body);
-    return reply.code(201).send({ ...keyView(gateway, record), key: secret });
+    const { record, secret } = await createKey(deps, request.params.id, request.body);
+    return reply.code(201).send({ ...keyView(deps, record), key: secret });
   });
 
   app.get<IdParams>('/admin/accounts/:id/keys', async (request) => {
-    const account = await findAccount(gateway, request.params.id);
-    return { object: 'list', data: (await gateway.repos.apiKeys.listByAccount(account.id)).map((k) => keyView(gateway, k)) };
+    const account = await findAccount(deps, request.params.id);
+    return { object: 'list', data: (await deps.repos.apiKeys.listByAccount(account.id)).map((k) => keyView(deps, k)) };
   });
 }

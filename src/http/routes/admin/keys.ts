@@ -3,31 +3,31 @@ import { keyView, revokeKey, updateKey } from '../../../admin/keys.ts';
 import { KeyPatchSchema, UsageQuerySchema, type KeyPatch, type UsageQueryParams } from '../../../admin/schemas.ts';
 import { notFound } from '../../../core/errors.ts';
 import { nanoToUsd } from '../../../core/money.ts';
-import type { Gateway } from '../../../gateway.ts';
+import type { AdminDeps } from '../../../admin/deps.ts';
 import type { IdParams } from '../params.ts';
 
 
-export function registerKeyRoutes(app: FastifyInstance, gateway: Gateway): void {
+export function registerKeyRoutes(app: FastifyInstance, deps: AdminDeps): void {
   app.get<IdParams>('/admin/keys/:id', async (request) => {
-    const record = await gateway.repos.apiKeys.get(request.params.id);
+    const record = await deps.repos.apiKeys.get(request.params.id);
     if (!record || record.revoked) throw notFound(`No key with id "${request.params.id}".`, 'id');
-    return keyView(gateway, record);
+    return keyView(deps, record);
   });
 
   app.patch<IdParams & { Body: KeyPatch }>('/admin/keys/:id', { schema: { body: KeyPatchSchema } }, async (request) =>
-    keyView(gateway, await updateKey(gateway, request.params.id, request.body)),
+    keyView(deps, await updateKey(deps, request.params.id, request.body)),
   );
 
   app.delete<IdParams>('/admin/keys/:id', async (request) => {
-    await revokeKey(gateway, request.params.id);
+    await revokeKey(deps, request.params.id);
     return { id: request.params.id, deleted: true };
   });
 
   app.get<{ Querystring: UsageQueryParams }>('/admin/usage', { schema: { querystring: UsageQuerySchema } }, async (request) => {
     // read-your-writes: rows queued by requests that already answered are flushed first
-    await gateway.sync.refresh();
+    await deps.sync.refresh();
     const q = request.query;
-    const rows = await gateway.repos.usage.list({
+    const rows = await deps.repos.usage.list({
       limit: q.limit ?? 100,
       ...(q.account_id && { accountId: q.account_id }),
       ...(q.key_id && { keyId: q.key_id }),

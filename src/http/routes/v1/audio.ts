@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../../../core/errors.ts';
 import { decodeSpeech, decodeTranscription } from '../../../dialects/openai/decode-audio.ts';
 import { speechSchema } from '../../../dialects/openai/media-schemas.ts';
-import type { Gateway } from '../../../gateway.ts';
+import type { MediaRouteDeps } from '../deps.ts';
 import { measureDuration } from '../../../media/audio-duration.ts';
 import { readMultipart } from '../../../media/uploads.ts';
 import { runOperation } from '../../../pipeline/run-operation.ts';
@@ -14,9 +14,9 @@ import { contextOf } from '../../request-context.ts';
 /** Bytes per second assumed only to bound the hold for audio the library could not measure (8 kb/s). */
 const MIN_BYTES_PER_SECOND = 1000;
 
-export function registerAudioRoutes(fastify: FastifyInstance, gateway: Gateway): void {
+export function registerAudioRoutes(fastify: FastifyInstance, deps: MediaRouteDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const media = gateway.config.media;
+  const media = deps.config.media;
 
   app.post('/v1/audio/transcriptions', async (request, reply) => {
     if (!request.isMultipart()) throw invalidRequest('Send the audio as multipart/form-data with the fields file and model.', 'file');
@@ -26,10 +26,10 @@ export function registerAudioRoutes(fastify: FastifyInstance, gateway: Gateway):
       checkModelAllowed(request.principal!, model);
       const file = form.files.find((f) => f.field === 'file');
       const measured = file ? await measureDuration(file.path) : null;
-      const call = decodeTranscription(form, gateway.catalogue.get(model), measured);
+      const call = decodeTranscription(form, deps.catalogue.get(model), measured);
       const bound = measured ?? Math.ceil(call.file.size / MIN_BYTES_PER_SECOND);
       await runOperation(
-        gateway,
+        deps,
         contextOf(request),
         {
           operation: 'transcriptions',
@@ -53,9 +53,9 @@ export function registerAudioRoutes(fastify: FastifyInstance, gateway: Gateway):
     const body = request.body;
     const model = body.model;
     checkModelAllowed(request.principal!, model);
-    const call = decodeSpeech(body, gateway.catalogue.get(model));
+    const call = decodeSpeech(body, deps.catalogue.get(model));
     await runOperation(
-      gateway,
+      deps,
       contextOf(request),
       {
         operation: 'speech',

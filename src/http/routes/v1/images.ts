@@ -6,7 +6,7 @@ import type { ImageEditCall, ImageResult } from '../../../core/ir/media.ts';
 import { decodeImageEdit, decodeImageGeneration, type DecodedImages } from '../../../dialects/openai/decode-images.ts';
 import { encodeImages } from '../../../dialects/openai/encode-images.ts';
 import { imageEditJsonSchema, imageGenerationSchema } from '../../../dialects/openai/media-schemas.ts';
-import type { Gateway } from '../../../gateway.ts';
+import type { ImageRouteDeps } from '../deps.ts';
 import { readMultipart } from '../../../media/uploads.ts';
 import type { DecodedResponse } from '../../../core/contracts/vendor-codec.ts';
 import { runOperation } from '../../../pipeline/run-operation.ts';
@@ -21,10 +21,10 @@ import { contextOf } from '../../request-context.ts';
  */
 type EditRoute = { Body: Static<typeof imageEditJsonSchema> | string | undefined };
 
-export function registerImageRoutes(fastify: FastifyInstance, gateway: Gateway): void {
+export function registerImageRoutes(fastify: FastifyInstance, deps: ImageRouteDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const respondWith = (format: 'url' | 'b64_json', accountId: string) => async (decoded: DecodedResponse<ImageResult>) => ({
-    body: await encodeImages(decoded.result!, format, gateway.media, accountId),
+    body: await encodeImages(decoded.result!, format, deps.media, accountId),
     contentType: 'application/json',
   });
 
@@ -32,9 +32,9 @@ export function registerImageRoutes(fastify: FastifyInstance, gateway: Gateway):
     const body = request.body;
     const model = body.model;
     checkModelAllowed(request.principal!, model);
-    const decoded = decodeImageGeneration(body, gateway.catalogue.get(model));
+    const decoded = decodeImageGeneration(body, deps.catalogue.get(model));
     await runOperation(
-      gateway,
+      deps,
       contextOf(request),
       {
         operation: 'images',
@@ -44,7 +44,7 @@ export function registerImageRoutes(fastify: FastifyInstance, gateway: Gateway):
         stream: false,
         estimate: { inputTokens: 0, outputTokens: 0, units: decoded.n },
         meter: decoded.meter,
-        firstByteTimeoutMs: gateway.config.media.upstreamTimeoutMs,
+        firstByteTimeoutMs: deps.config.media.upstreamTimeoutMs,
         respond: respondWith(decoded.responseFormat, request.principal!.accountId),
       },
       reply,
@@ -57,7 +57,7 @@ export function registerImageRoutes(fastify: FastifyInstance, gateway: Gateway):
   }
 
   async function editOrVariation(request: FastifyRequest<EditRoute>, reply: FastifyReply, kind: 'edits' | 'variations') {
-    const media = gateway.config.media;
+    const media = deps.config.media;
     const form = request.isMultipart() ? await readMultipart(request, reply, media) : undefined;
     try {
       const json = typeof request.body === 'object' && request.body !== null ? request.body : undefined;
@@ -65,9 +65,9 @@ export function registerImageRoutes(fastify: FastifyInstance, gateway: Gateway):
       if (!source) throw invalidRequest('Send a JSON body (image as Base64) or a multipart form.');
       const model = modelParam('form' in source ? source.form.field('model') : source.json.model);
       checkModelAllowed(request.principal!, model);
-      const decoded: DecodedImages<ImageEditCall> = decodeImageEdit(source, gateway.catalogue.get(model), kind);
+      const decoded: DecodedImages<ImageEditCall> = decodeImageEdit(source, deps.catalogue.get(model), kind);
       await runOperation(
-        gateway,
+        deps,
         contextOf(request),
         {
           operation: kind === 'edits' ? 'imageEdits' : 'imageVariations',

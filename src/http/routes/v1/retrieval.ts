@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RerankResult } from '../../../core/ir/media.ts';
 import { decodeModeration, decodeRerank, DEFAULT_MODERATION_MODEL, encodeRerank } from '../../../dialects/openai/decode-retrieval.ts';
 import { moderationSchema, rerankSchema } from '../../../dialects/openai/media-schemas.ts';
-import type { Gateway } from '../../../gateway.ts';
+import type { PipelineDeps } from '../../../pipeline/types.ts';
 import type { DecodedResponse } from '../../../core/contracts/vendor-codec.ts';
 import { counterFor } from '../../../pipeline/off-loop-counter.ts';
 import { bodyBytesOf } from '../../../core/tokens/prompt-estimate.ts';
@@ -12,15 +12,15 @@ import { checkModelAllowed } from '../../authenticate.ts';
 import { contextOf } from '../../request-context.ts';
 
 /** Moderations and rerank: priced per request (and per token where configured). */
-export function registerRetrievalRoutes(fastify: FastifyInstance, gateway: Gateway): void {
+export function registerRetrievalRoutes(fastify: FastifyInstance, deps: PipelineDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post('/v1/moderations', { schema: { body: moderationSchema } }, async (request, reply) => {
     const body = request.body;
     const model = body.model ?? DEFAULT_MODERATION_MODEL;
     checkModelAllowed(request.principal!, model);
-    const call = decodeModeration(body, gateway.catalogue.get(model));
+    const call = decodeModeration(body, deps.catalogue.get(model));
     await runOperation(
-      gateway,
+      deps,
       contextOf(request),
       { operation: 'moderations', endpoint: '/v1/moderations', model, call, stream: false, estimate: { inputTokens: 0, outputTokens: 0, units: 1 }, meter: { unit: 'requests' } },
       reply,
@@ -32,11 +32,11 @@ export function registerRetrievalRoutes(fastify: FastifyInstance, gateway: Gatew
     const body = request.body;
     const model = body.model;
     checkModelAllowed(request.principal!, model);
-    const catalogued = gateway.catalogue.get(model);
+    const catalogued = deps.catalogue.get(model);
     const counter = counterFor((count) => decodeRerank(body, catalogued, count), bodyBytesOf(request.headers));
     const { call, tokens } = decodeRerank(body, catalogued, typeof counter === 'function' ? counter : await counter);
     await runOperation(
-      gateway,
+      deps,
       contextOf(request),
       {
         operation: 'rerank',

@@ -8,7 +8,7 @@ import { newId } from '../../../core/ids.ts';
 import type { VideoCall, VideoSubmitted } from '../../../core/ir/media.ts';
 import { videoGenerationSchema, videoJobSchema, videoListQuery } from '../../../dialects/openai/media-schemas.ts';
 import { decodeVideo, DEFAULT_VIDEO_MODEL, generationView, videoView } from '../../../dialects/openai/videos.ts';
-import type { Gateway } from '../../../gateway.ts';
+import type { VideoRouteDeps } from '../deps.ts';
 import { readMultipart } from '../../../media/uploads.ts';
 import type { DecodedResponse, TargetInfo } from '../../../core/contracts/vendor-codec.ts';
 import { runOperation } from '../../../pipeline/run-operation.ts';
@@ -29,9 +29,9 @@ type ContentRoute = IdParams & { Querystring: { variant?: string | string[] } };
  * used job API `/v1/videos`. Submission reserves `seconds × per_second` and hands the hold to
  * the job; the worker settles it. Reads are idempotent and limited to the key's account.
  */
-export function registerVideoRoutes(fastify: FastifyInstance, gateway: Gateway): void {
+export function registerVideoRoutes(fastify: FastifyInstance, deps: VideoRouteDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const jobs = gateway.repos.videoJobs;
+  const jobs = deps.repos.videoJobs;
 
   async function submit(request: FastifyRequest, reply: FastifyReply, surface: Surface, model: string, call: VideoCall) {
     const ctx = contextOf(request);
@@ -59,19 +59,19 @@ export function registerVideoRoutes(fastify: FastifyInstance, gateway: Gateway):
         media_id: null,
         error_code: null,
         error_message: null,
-        lease_owner: gateway.videoWorker.instanceId,
-        lease_expires_at: now + gateway.config.jobs.leaseMs,
-        deadline_at: now + gateway.config.jobs.timeoutMs,
+        lease_owner: deps.videoWorker.instanceId,
+        lease_expires_at: now + deps.config.jobs.leaseMs,
+        deadline_at: now + deps.config.jobs.timeoutMs,
         created_at: now,
         updated_at: now,
         completed_at: null,
       };
       await jobs.insert(job);
-      gateway.videoWorker.adopt(job, info.hold, info.shared);
+      deps.videoWorker.adopt(job, info.hold, info.shared);
       return { body: JSON.stringify(await view(job, surface)), contentType: 'application/json', holdTaken: true };
     };
     await runOperation(
-      gateway,
+      deps,
       ctx,
       {
         operation: 'videos',
@@ -81,7 +81,7 @@ export function registerVideoRoutes(fastify: FastifyInstance, gateway: Gateway):
         stream: false,
         estimate: { inputTokens: 0, outputTokens: 0, units: call.seconds },
         meter: { unit: 'seconds' },
-        firstByteTimeoutMs: gateway.config.media.upstreamTimeoutMs,
+        firstByteTimeoutMs: deps.config.media.upstreamTimeoutMs,
         respond,
       },
       reply,
@@ -90,10 +90,10 @@ export function registerVideoRoutes(fastify: FastifyInstance, gateway: Gateway):
   }
 
   async function view(job: VideoJobRow, surface: Surface): Promise<Record<string, unknown>> {
-    const media = job.media_id ? await gateway.media.get(job.media_id) : undefined;
+    const media = job.media_id ? await deps.media.get(job.media_id) : undefined;
     const expiresAt = media?.expires_at ?? null;
     if (surface === 'video') return videoView(job, expiresAt);
-    return generationView(job, media ? gateway.media.link(media) : null, expiresAt);
+    return generationView(job, media ? deps.media.link(media) : null, expiresAt);
   }
 
   async function owned(request: FastifyRequest<IdParams>): Promise<VideoJobRow> {
@@ -107,7 +107,7 @@ export function registerVideoRoutes(fastify: FastifyInstance, gateway: Gateway):
     const body = request.body;
     const model = body.model;
     checkModelAllowed(request.principal!, model);
-    const call = decodeVideo({ prompt: body.prompt, seconds: body.duration, size: body.size }, gateway.catalogue.get(model), 'duration');
+    const call = decodeVideo({ prompt: body.prompt, seconds: body.duration, size: body.size }, deps.catalogue.get(model), 'duration');
     return submit(request, reply, 'generation', model, call);
   });
 
@@ -115,7 +115,7 @@ export function registerVideoRoutes(fastify: FastifyInstance, gateway: Gateway):
 
   // a JSON body is checked by its schema; a multipart form field by field below
   app.post<JobRoute>('/v1/videos', { schema: { body: { content: { 'application/json': { schema: videoJobSchema } } } } }, async (request, reply) => {
-    const media = gateway.config.media;
+    const media = deps.config.media;
     const form = request.isMultipart() ? await readMultipart(request, reply, media) : undefined;
     try {
       const json: Static<typeof videoJobSchema> = typeof request.body === 'object' && request.body !== null ? request.body : {};
@@ -123,7 +123,7 @@ export function registerVideoRoutes(fastify: FastifyInstance, gateway: Gateway):
       if (form?.files.length) throw invalidRequest('input_reference is not supported by this gateway yet; send a prompt only.', 'input_reference');
       const model = modelParam(field('model') ?? DEFAULT_VIDEO_MODEL);
       checkModelAllowed(request.principal!, model);
-      const call = decodeVideo({ prompt: field('prompt'), seconds: field('seconds'), size: field('size') }, gateway.catalogue.get(model), 'seconds');
+      const call = decodeVideo({ prompt: field('prompt'), seconds: field('seconds'), size: field('size') }, deps.catalogue.get(model), 'seconds');
       return await submit(request, reply, 'video', model, call);
     } finally {
       await form?.cleanup();
@@ -148,8 +148,8 @@ export function registerVideoRoutes(fastify: FastifyInstance, gateway: Gateway):
     const variant = request.query.variant ?? 'video';
     if (variant !== 'video') throw invalidRequest(`variant "${variant}" is not available; only "video" is stored.`, 'variant');
     if (job.status !== 'completed' || !job.media_id) throw notFound(`Video ${job.id} has no content (status: ${job.status}).`, 'id', 'video_not_ready');
-    const media = await gateway.media.get(job.media_id);
-    const opened = media && media.expires_at > Date.now() ? await gateway.media.open(media) : undefined;
+    const media = await deps.media.get(job.media_id);
+    const opened = media && media.expires_at > Date.now() ? await deps.media.open(media) : undefined;
     if (!media || !opened) throw notFound(`The content of video ${job.id} has expired.`, 'id', 'video_expired');
     reply.header('content-type', media.content_type).header('content-length', String(opened.size));
     return reply.send(opened.stream);

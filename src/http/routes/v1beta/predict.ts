@@ -6,7 +6,7 @@ import type { ImageResult } from '../../../core/ir/media.ts';
 import { decodePredict } from '../../../dialects/google/decode-predict.ts';
 import { encodePredictions } from '../../../dialects/google/encode-predict.ts';
 import { predictSchema } from '../../../dialects/google/predict-schema.ts';
-import type { Gateway } from '../../../gateway.ts';
+import type { MediaRouteDeps } from '../deps.ts';
 import type { DecodedResponse } from '../../../core/contracts/vendor-codec.ts';
 import { counterFor } from '../../../pipeline/off-loop-counter.ts';
 import { bodyBytesOf } from '../../../core/tokens/prompt-estimate.ts';
@@ -32,7 +32,7 @@ export function googleKey(request: FastifyRequest): string | undefined {
 const speaksGoogle = (request: FastifyRequest) => !bearerToken(request);
 
 /** `POST /v1beta/models/{model}:predict` (native image prediction, contract §3). */
-export function registerPredictRoutes(fastify: FastifyInstance, gateway: Gateway): void {
+export function registerPredictRoutes(fastify: FastifyInstance, deps: MediaRouteDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   // explicit route generics stop inference from the schema: the body's type is named here too
   app.post<WildcardParams & { Body: Static<typeof predictSchema> }>('/v1beta/models/*', { schema: { body: predictSchema } }, async (request, reply) => {
@@ -45,13 +45,13 @@ export function registerPredictRoutes(fastify: FastifyInstance, gateway: Gateway
     // an object: its schema refused anything else
     const body = request.body;
     checkModelAllowed(request.principal!, model);
-    if (!gateway.router.serves(model)) throw modelNotFound(model);
-    const catalogued = gateway.catalogue.get(model);
+    if (!deps.router.serves(model)) throw modelNotFound(model);
+    const catalogued = deps.catalogue.get(model);
     const counter = counterFor((count) => decodePredict(body, catalogued, count), bodyBytesOf(request.headers));
     const decoded = decodePredict(body, catalogued, typeof counter === 'function' ? counter : await counter);
     const vendorForm = speaksGoogle(request);
     await runOperation(
-      gateway,
+      deps,
       contextOf(request),
       {
         operation: 'images',
@@ -61,7 +61,7 @@ export function registerPredictRoutes(fastify: FastifyInstance, gateway: Gateway
         stream: false,
         estimate: { inputTokens: 0, outputTokens: 0, units: decoded.n },
         meter: decoded.meter,
-        firstByteTimeoutMs: gateway.config.media.upstreamTimeoutMs,
+        firstByteTimeoutMs: deps.config.media.upstreamTimeoutMs,
         respond: async (answer: DecodedResponse<ImageResult>) => ({ body: encodePredictions(answer.result!, vendorForm), contentType: 'application/json' }),
       },
       reply,
