@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { authenticationError, type GatewayError } from '../core/errors.ts';
+import { authenticationError, modelNotFound, type GatewayError } from '../core/errors.ts';
 import type { ApiKeyRecord } from '../store/repositories/api-keys.ts';
 import { hashApiKey } from './key-hash.ts';
 
@@ -69,4 +69,10 @@ function unusable(key: ApiKeyRecord, now: number): GatewayError | null {
     return authenticationError(`This API key expired at ${new Date(key.expiresAt).toISOString()}. Create a new key.`, 'key_expired');
   }
   return null;
+}
+
+/** A key restricted to some models sees the others as nonexistent (404). */
+export function checkModelAllowed(principal: Principal, model: string): void {
+  const allowed = principal.key.models;
+  if (allowed !== null && !allowed.includes(model)) throw modelNotFound(model);
 }

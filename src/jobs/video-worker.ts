@@ -3,12 +3,12 @@ import type { SharedHold } from '../billing/shared-holds.ts';
 import { priceOf } from '../core/pricing.ts';
 import type { VideoPoll } from '../core/ir/media.ts';
 import { emptyUsage } from '../core/usage.ts';
-import type { Gateway } from '../gateway.ts';
 import { measureBytes } from '../media/audio-duration.ts';
 import { authHeaders } from '../pipeline/auth-headers.ts';
 import type { JobRef, UpstreamRequest, VideoCodec } from '../core/contracts/vendor-codec.ts';
 import type { ProviderRuntime } from '../pipeline/router.ts';
 import type { VideoJobRow } from '../store/schema.ts';
+import type { VideoWorkerDeps } from './deps.ts';
 
 export interface VideoWorkerOptions {
   /** this process's identity in job leases */
@@ -35,14 +35,14 @@ const BATCH = 50;
  * lease), and turned into the job's pending charge or released when it ends.
  */
 export class VideoWorker {
-  private readonly gateway: Gateway;
+  private readonly deps: VideoWorkerDeps;
   private readonly options: VideoWorkerOptions;
   private readonly holds = new Map<string, { hold: Hold; shared: SharedHold | undefined }>();
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(gateway: Gateway, options: VideoWorkerOptions) {
-    this.gateway = gateway;
+  constructor(deps: VideoWorkerDeps, options: VideoWorkerOptions) {
+    this.deps = deps;
     this.options = options;
   }
 
@@ -52,14 +52,14 @@ export class VideoWorker {
 
   /** A job accepted by this instance: its reservations (this instance's and the shared one) are now the worker's to settle. */
   adopt(job: Pick<VideoJobRow, 'id' | 'account_id' | 'deadline_at'>, hold: Hold, shared: SharedHold | undefined): void {
-    const taken = shared && this.gateway.sharedHolds?.takeOver(job.account_id, job.id, hold.amount, job.deadline_at, shared);
+    const taken = shared && this.deps.sharedHolds?.takeOver(job.account_id, job.id, hold.amount, job.deadline_at, shared);
     this.holds.set(job.id, { hold, shared: taken });
   }
 
   start(): void {
     if (this.options.pollIntervalMs <= 0 || this.timer) return;
     this.timer = setInterval(() => {
-      this.tick().catch((error: unknown) => this.gateway.log.error({ err: error }, 'video worker cycle failed'));
+      this.tick().catch((error: unknown) => this.deps.log.error({ err: error }, 'video worker cycle failed'));
     }, this.options.pollIntervalMs);
     this.timer.unref();
   }
@@ -76,27 +76,27 @@ export class VideoWorker {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.chain;
-    await this.gateway.repos.videoJobs.releaseLeases(this.options.instanceId);
+    await this.deps.repos.videoJobs.releaseLeases(this.options.instanceId);
   }
 
   private async pass(now: number): Promise<void> {
-    const jobs = await this.gateway.repos.videoJobs.claimable(this.options.instanceId, now, BATCH);
+    const jobs = await this.deps.repos.videoJobs.claimable(this.options.instanceId, now, BATCH);
     for (const job of jobs) {
       try {
         await this.work(job, now);
       } catch (error) {
-        this.gateway.log.warn({ err: error, job: job.id }, 'video job poll failed; retrying on the next pass');
+        this.deps.log.warn({ err: error, job: job.id }, 'video job poll failed; retrying on the next pass');
       }
     }
-    await this.gateway.media.sweep(now);
+    await this.deps.media.sweep(now);
   }
 
   private async work(job: VideoJobRow, now: number): Promise<void> {
-    const repo = this.gateway.repos.videoJobs;
+    const repo = this.deps.repos.videoJobs;
     if (!(await repo.lease(job.id, this.options.instanceId, now, now + this.options.leaseMs))) return;
     const { hold, shared } = this.holdOf(job);
     if (now >= job.deadline_at) return this.fail(job, hold, shared, 'timeout', 'The video was not finished in time; nothing was charged.');
-    const provider = this.gateway.router.get(job.provider_id);
+    const provider = this.deps.router.get(job.provider_id);
     const codec = provider?.adapter.operations.videos;
     if (!provider || !codec) return this.fail(job, hold, shared, 'provider_unavailable', 'The provider that accepted this job is gone; nothing was charged.');
     const ref: JobRef = { upstreamId: job.upstream_id, upstreamModel: job.upstream_model };
@@ -136,18 +136,18 @@ export class VideoWorker {
     }
     // the vendor's own count first; else the file's length; else what was ordered (and held)
     const seconds = poll.seconds ?? (await measureBytes(bytes, poll.contentType)) ?? job.seconds_requested;
-    const media = await this.gateway.media.save({ accountId: job.account_id, kind: 'video', contentType: poll.contentType, data: bytes });
-    const model = this.gateway.catalogue.get(job.model);
+    const media = await this.deps.media.save({ accountId: job.account_id, kind: 'video', contentType: poll.contentType, data: bytes });
+    const model = this.deps.catalogue.get(job.model);
     const usage = { ...emptyUsage(), units: seconds };
     const cost = priceOf(model.pricing, usage, { unit: 'seconds' });
     // the charge is durable before the job says so: a crash in between re-settles under the same key (a no-op)
     const entryKey = `charge:video:${job.id}`;
-    this.gateway.ledger.settle(hold, cost, { entryKey, requestId: job.request_id, note: `video ${job.id}` });
-    this.gateway.sharedHolds?.settle(shared, job.account_id, entryKey, cost);
+    this.deps.ledger.settle(hold, cost, { entryKey, requestId: job.request_id, note: `video ${job.id}` });
+    this.deps.sharedHolds?.settle(shared, job.account_id, entryKey, cost);
     this.holds.delete(job.id);
     this.record(job, 200, seconds, cost, null);
-    await this.gateway.sync.now();
-    await this.gateway.repos.videoJobs.update(
+    await this.deps.sync.now();
+    await this.deps.repos.videoJobs.update(
       job.id,
       { status: 'completed', progress: 100, cost_nano: cost, seconds_billed: seconds, media_id: media.id, completed_at: Date.now(), lease_owner: null, lease_expires_at: 0 },
       this.options.instanceId,
@@ -155,11 +155,11 @@ export class VideoWorker {
   }
 
   private async fail(job: VideoJobRow, hold: Hold, shared: SharedHold | undefined, code: string, message: string): Promise<void> {
-    this.gateway.ledger.release(hold);
-    this.gateway.sharedHolds?.release(shared);
+    this.deps.ledger.release(hold);
+    this.deps.sharedHolds?.release(shared);
     this.holds.delete(job.id);
     this.record(job, 0, 0, 0, code);
-    await this.gateway.repos.videoJobs.update(
+    await this.deps.repos.videoJobs.update(
       job.id,
       { status: 'failed', error_code: code, error_message: message, completed_at: Date.now(), lease_owner: null, lease_expires_at: 0 },
       this.options.instanceId,
@@ -171,8 +171,8 @@ export class VideoWorker {
     let held = this.holds.get(job.id);
     if (!held) {
       held = {
-        hold: this.gateway.ledger.restore(job.account_id, job.key_id, job.hold_nano),
-        shared: this.gateway.sharedHolds?.takeOver(job.account_id, job.id, job.hold_nano, job.deadline_at),
+        hold: this.deps.ledger.restore(job.account_id, job.key_id, job.hold_nano),
+        shared: this.deps.sharedHolds?.takeOver(job.account_id, job.id, job.hold_nano, job.deadline_at),
       };
       this.holds.set(job.id, held);
     }
@@ -180,7 +180,7 @@ export class VideoWorker {
   }
 
   private send(provider: ProviderRuntime, request: UpstreamRequest) {
-    return this.gateway.upstream.send(provider.upstream, {
+    return this.deps.upstream.send(provider.upstream, {
       method: request.method ?? 'GET',
       path: request.path,
       headers: { ...authHeaders(provider.adapter.manifest.auth, provider.record.apiKey), ...request.headers },
@@ -191,7 +191,7 @@ export class VideoWorker {
 
   /** The job's settlement as a usage row (its submission has its own, at no cost). */
   private record(job: VideoJobRow, status: number, seconds: number, cost: number, error: string | null): void {
-    this.gateway.sync.recordUsage({
+    this.deps.sync.recordUsage({
       request_id: `${job.request_id}:settle`,
       created_at: Date.now(),
       account_id: job.account_id,

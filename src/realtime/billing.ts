@@ -3,9 +3,10 @@ import type { SharedHold } from '../billing/shared-holds.ts';
 import { costOf } from '../core/pricing.ts';
 import { GatewayError, insufficientQuota } from '../core/errors.ts';
 import { nanoToUsd, type Nano } from '../core/money.ts';
-import type { Gateway } from '../gateway.ts';
+import type { RealtimeBillingDeps } from './deps.ts';
 import { ResponseEstimator } from './estimate.ts';
-import { realtimeRequestId, recordRealtimeResponse, type SessionIdentity } from './record.ts';
+import { realtimeRequestId, recordRealtimeResponse } from './record.ts';
+import type { SessionIdentity } from './types.ts';
 import { readRealtimeUsage } from './usage.ts';
 import { isObject, type Json } from './translate/shapes.ts';
 
@@ -45,7 +46,7 @@ const amountOf = (held: Held): Nano => held.holds.reduce((sum, hold) => sum + ho
  * cover it the session must end (`quotaError`).
  */
 export class SessionBilling {
-  private readonly gateway: Gateway;
+  private readonly deps: RealtimeBillingDeps;
   private readonly identity: SessionIdentity;
   private readonly estimator: ResponseEstimator;
   private standing: Held | null = null;
@@ -62,8 +63,8 @@ export class SessionBilling {
   /** called when a cross-instance reservation was refused after the fact */
   onQuotaError: (() => void) | undefined;
 
-  constructor(gateway: Gateway, identity: SessionIdentity, estimator: ResponseEstimator) {
-    this.gateway = gateway;
+  constructor(deps: RealtimeBillingDeps, identity: SessionIdentity, estimator: ResponseEstimator) {
+    this.deps = deps;
     this.identity = identity;
     this.estimator = estimator;
   }
@@ -72,13 +73,13 @@ export class SessionBilling {
   async open(): Promise<void> {
     const hold = this.reserveLocal(this.estimator.nextResponse(this.pricing()));
     const held: Held = { holds: [hold], shared: [], refused: false, outOfBand: false };
-    const shared = this.gateway.sharedHolds;
+    const shared = this.deps.sharedHolds;
     if (shared) {
       try {
         const acquired = await shared.acquire(this.identity.principal.accountId, hold.amount, this.balance());
         if (acquired) held.shared.push(acquired);
       } catch (error) {
-        this.gateway.ledger.release(hold);
+        this.deps.ledger.release(hold);
         throw error;
       }
     }
@@ -106,7 +107,7 @@ export class SessionBilling {
       try {
         if (this.standing) this.topUp(this.standing, need);
         // a response runs with the standing hold: the next one must still fit beside it
-        else if (need > this.gateway.ledger.headroom(this.identity.principal.accountId, this.identity.principal.key)) throw this.tooDear(need);
+        else if (need > this.deps.ledger.headroom(this.identity.principal.accountId, this.identity.principal.key)) throw this.tooDear(need);
       } catch (error) {
         return this.refusal(error);
       }
@@ -203,7 +204,7 @@ export class SessionBilling {
     this.settleHeld(run.held, cost, { entryKey: `realtime:${this.identity.sessionId}:${id}`, requestId: realtimeRequestId(this.identity.requestId, id) });
     if (cost > 0) this.chargedNano += cost;
     this.responses++;
-    recordRealtimeResponse(this.gateway, this.identity, { id, status: typeof response.status === 'string' ? response.status : 'completed', startedAt: run.startedAt }, usage, cost);
+    recordRealtimeResponse(this.deps, this.identity, { id, status: typeof response.status === 'string' ? response.status : 'completed', startedAt: run.startedAt }, usage, cost);
     if (usage) this.estimator.noteResponseDone(usage.inputTokens, usage.outputTokens, run.held.outOfBand, (usage.audioInputTokens ?? 0) + (usage.audioOutputTokens ?? 0));
     if (run.held.refused && !this.quotaError) this.quotaError = insufficientQuota('Insufficient balance: sessions on other gateway instances already reserve it. Top up to continue.');
     return this.rearm();
@@ -260,7 +261,7 @@ export class SessionBilling {
   private add(held: Held, amount: Nano): void {
     const hold = this.reserveLocal(amount);
     held.holds.push(hold);
-    const shared = this.gateway.sharedHolds;
+    const shared = this.deps.sharedHolds;
     if (!shared) return;
     // off the frame path: a refusal from the other instances ends the session once it is idle
     shared.acquire(this.identity.principal.accountId, amount, this.balance()).then(
@@ -282,12 +283,12 @@ export class SessionBilling {
   }
 
   private reserveLocal(amount: Nano): Hold {
-    return this.gateway.ledger.reserve(this.identity.principal.accountId, this.identity.principal.key, amount);
+    return this.deps.ledger.reserve(this.identity.principal.accountId, this.identity.principal.key, amount);
   }
 
   /** a hold of nothing, never refused: for a response the upstream runs whatever the gateway says */
   private incurred(): Held {
-    return { holds: [this.gateway.ledger.holdIncurred(this.identity.principal.accountId, this.identity.principal.key.id)], shared: [], refused: false, outOfBand: false };
+    return { holds: [this.deps.ledger.holdIncurred(this.identity.principal.accountId, this.identity.principal.key.id)], shared: [], refused: false, outOfBand: false };
   }
 
   /**
@@ -297,24 +298,24 @@ export class SessionBilling {
   private settleHeld(held: Held, cost: Nano, entry: { entryKey: string; requestId: string }): void {
     const [first, ...rest] = held.holds;
     if (!first?.open) return;
-    this.gateway.ledger.settle(first, cost, entry);
-    for (const hold of rest) this.gateway.ledger.release(hold);
+    this.deps.ledger.settle(first, cost, entry);
+    for (const hold of rest) this.deps.ledger.release(hold);
     const [shared, ...others] = held.shared.splice(0);
-    this.gateway.sharedHolds?.settle(shared, this.identity.principal.accountId, entry.entryKey, cost);
-    for (const other of others) this.gateway.sharedHolds?.release(other);
+    this.deps.sharedHolds?.settle(shared, this.identity.principal.accountId, entry.entryKey, cost);
+    for (const other of others) this.deps.sharedHolds?.release(other);
   }
 
   private release(held: Held): void {
-    for (const hold of held.holds) this.gateway.ledger.release(hold);
-    for (const shared of held.shared.splice(0)) this.gateway.sharedHolds?.release(shared);
+    for (const hold of held.holds) this.deps.ledger.release(hold);
+    for (const shared of held.shared.splice(0)) this.deps.sharedHolds?.release(shared);
   }
 
   private pricing() {
-    return this.gateway.catalogue.get(this.identity.model).pricing;
+    return this.deps.catalogue.get(this.identity.model).pricing;
   }
 
   private balance(): Nano {
-    return this.gateway.ledger.balance(this.identity.principal.accountId) ?? 0;
+    return this.deps.ledger.balance(this.identity.principal.accountId) ?? 0;
   }
 
   private tooDear(need: Nano): GatewayError {

@@ -113,3 +113,11 @@ export function closeReason(reason: string): string {
   if (bytes.length <= 123) return reason;
   return bytes.subarray(0, 123).toString('utf8').replace(/\uFFFD$/, '');
 }
+
+/** What the client hears when the upstream closed: its code when it may be sent on, else a meaningful one. */
+export function clientCloseFor(code: number, reason: string, error: Error | undefined): { code: number; reason: string } {
+  if ((error as { code?: string } | undefined)?.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') return { code: CLOSE.tooBig, reason: 'upstream message too large' };
+  if (code === 1005) return { code: CLOSE.normal, reason: reason || 'upstream closed the session' };
+  if (isSendableCode(code)) return { code, reason: reason || 'upstream closed the session' };
+  return { code: CLOSE.internal, reason: 'upstream connection lost' };
+}

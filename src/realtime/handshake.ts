@@ -1,16 +1,15 @@
 import type { IncomingMessage } from 'node:http';
-import type { Principal } from '../auth/key-store.ts';
+import { checkModelAllowed, type Principal } from '../auth/key-store.ts';
 import { invalidRequest, modelNotFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
-import type { Gateway } from '../gateway.ts';
-import { checkModelAllowed } from '../http/authenticate.ts';
 import { modelParam } from '../http/model-param.ts';
 import type { Candidate } from '../pipeline/router.ts';
 import { SessionBilling } from './billing.ts';
 import type { RealtimeGeneration } from '../core/contracts/realtime-codec.ts';
 import { readCredentials } from '../dialects/openai/realtime-handshake.ts';
 import { ResponseEstimator } from './estimate.ts';
-import type { SessionIdentity } from './record.ts';
+import type { HandshakeDeps } from './deps.ts';
+import type { SessionIdentity } from './types.ts';
 
 /** A handshake the gateway accepted: who, which model, where it may go, and its money. */
 export interface Admission {
@@ -30,26 +29,26 @@ export interface Admission {
  * rate limit (429), then the first response's reservation (402). Runs before the upgrade, so a
  * refusal is a plain HTTP answer.
  */
-export async function admit(gateway: Gateway, req: IncomingMessage, url: URL, requestId: string): Promise<Admission> {
+export async function admit(deps: HandshakeDeps, req: IncomingMessage, url: URL, requestId: string): Promise<Admission> {
   const credentials = readCredentials(req);
-  const principal = gateway.keys.authenticate(credentials.key);
+  const principal = deps.keys.authenticate(credentials.key);
   const model = url.searchParams.get('model');
   if (!model) throw invalidRequest('Missing the "model" query parameter: connect to /v1/realtime?model=<realtime model id>.', 'model', 'missing_model');
   modelParam(model);
   checkModelAllowed(principal, model);
-  const candidates = gateway.router.candidates(model, 'realtime');
+  const candidates = deps.router.candidates(model, 'realtime');
   if (candidates.length === 0) throw modelNotFound(model);
-  const kind = gateway.catalogue.get(model).kind;
+  const kind = deps.catalogue.get(model).kind;
   if (kind !== null && kind !== 'realtime') {
     throw invalidRequest(`The model "${model}" is a ${kind} model and cannot hold a realtime session. Use a realtime model (GET /v1/models lists them).`, 'model', 'model_not_realtime');
   }
 
-  const releaseSlot = gateway.realtime.claimSlot(principal.key.id);
+  const releaseSlot = deps.realtime.claimSlot(principal.key.id);
   try {
-    await gateway.limiter.admit(principal.key, 0);
+    await deps.limiter.admit(principal.key, 0);
     const identity: SessionIdentity = { requestId, sessionId: newId('rtsess'), principal, model, providerId: null };
-    const estimator = new ResponseEstimator(gateway.config.defaultMaxOutputTokens);
-    const billing = new SessionBilling(gateway, identity, estimator);
+    const estimator = new ResponseEstimator(deps.config.defaultMaxOutputTokens);
+    const billing = new SessionBilling(deps, identity, estimator);
     await billing.open();
     return { identity, principal, candidates, clientGeneration: credentials.generation, estimator, billing, releaseSlot };
   } catch (error) {

@@ -1,19 +1,9 @@
-import type { Principal } from '../auth/key-store.ts';
 import { nanoToUsd } from '../core/money.ts';
 import type { Usage } from '../core/usage.ts';
-import type { Gateway } from '../gateway.ts';
+import type { RealtimeRecordDeps } from './deps.ts';
+import type { SessionIdentity } from './types.ts';
 
 export const REALTIME_ENDPOINT = '/v1/realtime';
-
-export interface SessionIdentity {
-  /** the handshake's x-request-id */
-  requestId: string;
-  sessionId: string;
-  principal: Principal;
-  /** the public model id */
-  model: string;
-  providerId: string | null;
-}
 
 /** HTTP-like status of a realtime response for the usage log */
 function statusOf(responseStatus: string): number {
@@ -29,7 +19,7 @@ function statusOf(responseStatus: string): number {
 
 /** After a response was settled: one usage row (written behind, with the session id), one log line, the metrics. */
 export function recordRealtimeResponse(
-  gateway: Gateway,
+  deps: RealtimeRecordDeps,
   session: SessionIdentity,
   response: { id: string; status: string; startedAt: number },
   usage: Usage | null,
@@ -39,7 +29,7 @@ export function recordRealtimeResponse(
   const key = session.principal.key;
   const status = statusOf(response.status);
   const errorType = response.status === 'failed' ? 'server_error' : null;
-  gateway.sync.recordUsage({
+  deps.sync.recordUsage({
     // one row per response: the handshake's request id and the response's id
     request_id: realtimeRequestId(session.requestId, response.id),
     created_at: now,
@@ -59,10 +49,10 @@ export function recordRealtimeResponse(
     error_type: errorType,
     session_id: session.sessionId,
   });
-  gateway.sync.touchKey(key.id, now);
+  deps.sync.touchKey(key.id, now);
 
   const costUsd = nanoToUsd(costNano);
-  gateway.log.info(
+  deps.log.info(
     {
       reqId: session.requestId,
       sessionId: session.sessionId,
@@ -83,7 +73,7 @@ export function recordRealtimeResponse(
     'realtime response',
   );
 
-  const m = gateway.metrics;
+  const m = deps.metrics;
   m.requests.inc({ endpoint: REALTIME_ENDPOINT, status: String(status) });
   if (usage) {
     m.tokens.inc({ model: session.model, direction: 'input' }, usage.inputTokens);

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Gauge, type Registry } from 'prom-client';
 import type { RealtimeLimits } from '../config/env.ts';
 import { GatewayError } from '../core/errors.ts';
-import type { RealtimeSession } from './session.ts';
+import type { LiveSession } from './types.ts';
 
 /** how long a shutdown waits for clients to complete their close handshakes after billing is done */
 const CLOSE_HANDSHAKE_MS = 1_000;
@@ -13,7 +13,7 @@ const CLOSE_HANDSHAKE_MS = 1_000;
  * (each sync cycle, and as soon as the state sync applies a change), and shutdown.
  */
 export class RealtimeSessions {
-  readonly live = new Set<RealtimeSession>();
+  readonly live = new Set<LiveSession>();
   /** 'opened' and 'closed' (session), 'backpressure' (session, direction): for tests and observers */
   readonly events = new EventEmitter();
   private readonly perKey = new Map<string, number>();
@@ -66,7 +66,7 @@ export class RealtimeSessions {
     return this.perKey.get(keyId) ?? 0;
   }
 
-  add(session: RealtimeSession): void {
+  add(session: LiveSession): void {
     this.live.add(session);
     this.events.emit('opened', session);
     if (!this.ticker) {
@@ -90,7 +90,7 @@ export class RealtimeSessions {
     });
   }
 
-  delete(session: RealtimeSession): void {
+  delete(session: LiveSession): void {
     if (!this.live.delete(session)) return;
     this.events.emit('closed', session);
     if (this.live.size === 0 && this.ticker) {

@@ -4,9 +4,9 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { GatewayError, invalidRequest, notFound, serverError } from '../core/errors.ts';
 import { newRequestId } from '../core/ids.ts';
-import type { Gateway } from '../gateway.ts';
-import { openaiErrorDialect } from '../http/error-envelope.ts';
+import { openaiErrorDialect } from '../dialects/openai/error-envelope.ts';
 import { chooseProtocol } from '../dialects/openai/realtime-handshake.ts';
+import type { RealtimeDeps } from './deps.ts';
 import { admit, type Admission } from './handshake.ts';
 import { REALTIME_ENDPOINT } from './record.ts';
 import { RealtimeSession } from './session.ts';
@@ -21,12 +21,12 @@ const WEBSOCKET_KEY = /^[+/0-9A-Za-z]{22}==$/;
  * answer with the OpenAI error envelope (401, 402, 404, 429, 502…) and the client only gets its
  * socket once the upstream one is open.
  */
-export function realtimeUpgradeHandler(gateway: Gateway): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+export function realtimeUpgradeHandler(deps: RealtimeDeps): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
   const wss = new WebSocketServer({
     noServer: true,
     clientTracking: false,
     perMessageDeflate: false,
-    maxPayload: gateway.config.realtime.maxFrameBytes,
+    maxPayload: deps.config.realtime.maxFrameBytes,
     handleProtocols: (offered) => chooseProtocol(offered),
   });
   const correlation = new WeakMap<IncomingMessage, string>();
@@ -37,9 +37,9 @@ export function realtimeUpgradeHandler(gateway: Gateway): (req: IncomingMessage,
   return (req, socket, head) => {
     // a client that resets while we check it must not take the process down
     socket.on('error', () => undefined);
-    upgrade(gateway, wss, correlation, req, socket, head).catch((error: unknown) => {
-      gateway.log.error({ err: error }, 'realtime upgrade failed');
-      refuse(gateway, socket, serverError(), newRequestId());
+    upgrade(deps, wss, correlation, req, socket, head).catch((error: unknown) => {
+      deps.log.error({ err: error }, 'realtime upgrade failed');
+      refuse(deps, socket, serverError(), newRequestId());
     });
   };
 }
@@ -52,19 +52,19 @@ export function registerRealtimeRoute(app: FastifyInstance): void {
   });
 }
 
-async function upgrade(gateway: Gateway, wss: WebSocketServer, correlation: WeakMap<IncomingMessage, string>, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+async function upgrade(deps: RealtimeDeps, wss: WebSocketServer, correlation: WeakMap<IncomingMessage, string>, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
   const requestId = newRequestId();
   const sent = req.headers['x-request-id'];
   const correlationId = typeof sent === 'string' && USABLE_ID.test(sent) ? sent : requestId;
   const url = new URL(req.url ?? '/', 'http://gateway');
   if (url.pathname !== REALTIME_ENDPOINT) {
     const hint = url.pathname === '/realtime' ? ` The base URL must include /v1: connect to ${REALTIME_ENDPOINT}?model=….` : '';
-    return refuse(gateway, socket, notFound(`There is no WebSocket endpoint at ${url.pathname}.${hint}`, null, hint ? 'missing_v1_prefix' : 'unknown_path'), correlationId);
+    return refuse(deps, socket, notFound(`There is no WebSocket endpoint at ${url.pathname}.${hint}`, null, hint ? 'missing_v1_prefix' : 'unknown_path'), correlationId);
   }
   const malformed = malformedUpgrade(req);
-  if (malformed) return refuse(gateway, socket, invalidRequest(malformed, null, 'invalid_websocket_handshake'), correlationId);
-  if (!gateway.ready) {
-    return refuse(gateway, socket, new GatewayError({ status: 503, type: 'server_error', message: 'The gateway is not ready (starting or shutting down). Retry shortly.', code: 'not_ready', retryAfter: 1 }), correlationId);
+  if (malformed) return refuse(deps, socket, invalidRequest(malformed, null, 'invalid_websocket_handshake'), correlationId);
+  if (!deps.ready) {
+    return refuse(deps, socket, new GatewayError({ status: 503, type: 'server_error', message: 'The gateway is not ready (starting or shutting down). Retry shortly.', code: 'not_ready', retryAfter: 1 }), correlationId);
   }
 
   const gone = new AbortController();
@@ -73,22 +73,22 @@ async function upgrade(gateway: Gateway, wss: WebSocketServer, correlation: Weak
   let admission: Admission;
   let upstream: UpstreamConnection;
   try {
-    admission = await admit(gateway, req, url, requestId);
+    admission = await admit(deps, req, url, requestId);
   } catch (error) {
     socket.off('close', onGone);
-    return refuse(gateway, socket, asGatewayError(gateway, error), correlationId);
+    return refuse(deps, socket, asGatewayError(deps, error), correlationId);
   }
   try {
-    upstream = await connectUpstream(gateway, admission.candidates, gone.signal);
+    upstream = await connectUpstream(deps, admission.candidates, gone.signal);
   } catch (error) {
     socket.off('close', onGone);
     admission.billing.close();
     admission.releaseSlot();
-    return refuse(gateway, socket, asGatewayError(gateway, error), correlationId);
+    return refuse(deps, socket, asGatewayError(deps, error), correlationId);
   }
   socket.off('close', onGone);
   admission.identity.providerId = upstream.candidate.provider.record.id;
-  const session = new RealtimeSession(gateway, admission, upstream);
+  const session = new RealtimeSession(deps, admission, upstream);
   if (gone.signal.aborted || socket.destroyed) return session.abandon();
 
   let attached = false;
@@ -112,16 +112,16 @@ function malformedUpgrade(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
-function asGatewayError(gateway: Gateway, error: unknown): GatewayError {
+function asGatewayError(deps: RealtimeDeps, error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
-  gateway.log.error({ err: error }, 'realtime handshake failed');
+  deps.log.error({ err: error }, 'realtime handshake failed');
   return serverError();
 }
 
 /** An HTTP answer on the raw socket instead of the upgrade, then the connection is closed. */
-function refuse(gateway: Gateway, socket: Duplex, error: GatewayError, correlationId: string): void {
-  gateway.metrics.requests.inc({ endpoint: REALTIME_ENDPOINT, status: String(error.status) });
-  gateway.log.info({ reqId: correlationId, endpoint: REALTIME_ENDPOINT, status: error.status, error: error.type, code: error.code }, 'realtime handshake refused');
+function refuse(deps: RealtimeDeps, socket: Duplex, error: GatewayError, correlationId: string): void {
+  deps.metrics.requests.inc({ endpoint: REALTIME_ENDPOINT, status: String(error.status) });
+  deps.log.info({ reqId: correlationId, endpoint: REALTIME_ENDPOINT, status: error.status, error: error.type, code: error.code }, 'realtime handshake refused');
   if (socket.destroyed || !socket.writable) return;
   const body = JSON.stringify(openaiErrorDialect.render(error));
   const lines = [

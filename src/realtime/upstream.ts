@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { WebSocket, type RawData } from 'ws';
 import { GatewayError, upstreamUnavailable } from '../core/errors.ts';
-import type { Gateway } from '../gateway.ts';
 import type { Candidate } from '../pipeline/router.ts';
 import type { RealtimeCodec, RealtimeHandshake } from '../core/contracts/realtime-codec.ts';
+import type { UpstreamDeps } from './deps.ts';
 
 const MAX_ERROR_BODY = 64 * 1024;
 
@@ -34,18 +34,18 @@ class Refused extends Error {
  * (skipping open circuits, at most MODELGATE_MAX_ATTEMPTS): a provider that refuses or cannot be
  * reached is failed over exactly like an HTTP request before its first byte.
  */
-export async function connectUpstream(gateway: Gateway, candidates: Candidate[], signal: AbortSignal): Promise<UpstreamConnection> {
+export async function connectUpstream(deps: UpstreamDeps, candidates: Candidate[], signal: AbortSignal): Promise<UpstreamConnection> {
   let last: GatewayError | undefined;
   let attempts = 0;
   const allowed = candidates.filter((c) => c.provider.breaker.allows());
   for (const candidate of allowed.length > 0 ? allowed : candidates.slice(0, 1)) {
-    if (attempts++ >= gateway.config.upstream.maxAttempts || signal.aborted) break;
+    if (attempts++ >= deps.config.upstream.maxAttempts || signal.aborted) break;
     const provider = candidate.provider;
     const codec = provider.adapter.operations.realtime as RealtimeCodec;
     const handshake = codec.handshake({ baseUrl: provider.record.baseUrl, apiKey: provider.record.apiKey, upstreamModel: candidate.upstreamModel, settings: provider.record.settings });
     const label = provider.record.name;
     try {
-      const opened = await open(handshake, provider.upstream.timeouts.connectMs, gateway.config.realtime.maxFrameBytes, signal);
+      const opened = await open(handshake, provider.upstream.timeouts.connectMs, deps.config.realtime.maxFrameBytes, signal);
       provider.breaker.record(true);
       return { ...opened, candidate, handshake };
     } catch (error) {
@@ -56,15 +56,15 @@ export async function connectUpstream(gateway: Gateway, candidates: Candidate[],
       if (error instanceof Refused) {
         const failure = codec.mapError(error.status, error.body, error.headers);
         provider.breaker.record(!failure.retryable);
-        gateway.metrics.upstreamFailures.inc({ provider: label, reason: `http_${error.status}` });
-        gateway.log.warn({ provider: provider.record.id, status: error.status }, 'realtime upstream refused the handshake');
+        deps.metrics.upstreamFailures.inc({ provider: label, reason: `http_${error.status}` });
+        deps.log.warn({ provider: provider.record.id, status: error.status }, 'realtime upstream refused the handshake');
         if (!failure.retryable) throw failure.error;
         last = failure.error;
       } else {
         provider.breaker.record(false);
         const timeout = error instanceof Error && /timed out/i.test(error.message);
-        gateway.metrics.upstreamFailures.inc({ provider: label, reason: timeout ? 'timeout' : 'connect' });
-        gateway.log.warn({ provider: provider.record.id, err: (error as Error).message }, 'realtime upstream unreachable');
+        deps.metrics.upstreamFailures.inc({ provider: label, reason: timeout ? 'timeout' : 'connect' });
+        deps.log.warn({ provider: provider.record.id, err: (error as Error).message }, 'realtime upstream unreachable');
         last = timeout
           ? upstreamUnavailable('The upstream provider did not accept the realtime connection in time. Retry later.', 504, 'upstream_timeout')
           : upstreamUnavailable('The upstream provider could not be reached. Retry later.', 502, 'upstream_connect');

@@ -8,7 +8,7 @@
 // (the test times out) or would have buffered far more than the bound (the assertion fails).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { RealtimeSession } from '../../src/realtime/session.ts';
+import type { LiveSession } from '../../src/realtime/types.ts';
 import { DEFAULT_MODELS, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { GPT_REALTIME, noSessions, priceOf, rawSession, realtimeUrl, REALTIME_MODELS } from '../helpers/realtime.ts';
 
@@ -28,7 +28,7 @@ after(async () => {
   await tg.close();
 });
 
-function sessionOf(): RealtimeSession {
+function sessionOf(): LiveSession {
   const [session] = tg.gateway.realtime.live;
   assert.ok(session);
   return session;
