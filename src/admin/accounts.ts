@@ -1,16 +1,23 @@
 import { invalidRequest, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
-import { nanoToUsd, usdToNano } from '../core/money.ts';
+import { nanoToUsd, usdToNano, type MoneyFormat } from '../core/money.ts';
 import type { AdminDeps } from './deps.ts';
-import type { AccountRecord } from '../store/repositories/accounts.ts';
+import type { AccountListQuery, AccountRecord } from '../store/repositories/accounts.ts';
 
-export function accountView(deps: AdminDeps, record: AccountRecord) {
+/** An account with its live balance: USD numbers for the admin API, exact strings for the console. */
+export function accountView(deps: AdminDeps, record: AccountRecord): ReturnType<typeof viewOf<number>>;
+export function accountView<T>(deps: AdminDeps, record: AccountRecord, money: MoneyFormat<T>): ReturnType<typeof viewOf<T>>;
+export function accountView(deps: AdminDeps, record: AccountRecord, money: MoneyFormat<unknown> = nanoToUsd) {
+  return viewOf(deps, record, money);
+}
+
+function viewOf<T>(deps: AdminDeps, record: AccountRecord, money: MoneyFormat<T>) {
   return {
     id: record.id,
     name: record.name,
     email: record.email,
-    balance_usd: nanoToUsd(deps.ledger.balance(record.id) ?? record.balanceNano),
-    reserved_usd: nanoToUsd(deps.ledger.reserved(record.id)),
+    balance_usd: money(deps.ledger.balance(record.id) ?? record.balanceNano),
+    reserved_usd: money(deps.ledger.reserved(record.id)),
     disabled: record.disabled,
     created_at: new Date(record.createdAt).toISOString(),
   };
@@ -20,6 +27,11 @@ export async function createAccount(deps: AdminDeps, body: { name: string; email
   const record = await deps.repos.accounts.insert({ id: newId('acct'), name: body.name, email: body.email ?? null });
   await deps.sync.refresh();
   return record;
+}
+
+/** A page of accounts, by name or email search and id cursor (see the repository). */
+export async function listAccounts(deps: AdminDeps, query: AccountListQuery): Promise<AccountRecord[]> {
+  return deps.repos.accounts.list(query);
 }
 
 export async function findAccount(deps: AdminDeps, id: string): Promise<AccountRecord> {

@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import type { Ledger } from '../billing/ledger.ts';
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { Router } from '../pipeline/router.ts';
@@ -7,6 +8,7 @@ import type { LedgerRepository } from '../store/repositories/ledger.ts';
 import type { ModelOverridesRepository } from '../store/repositories/model-overrides.ts';
 import type { ProvidersRepository } from '../store/repositories/providers.ts';
 import type { UsageRepository } from '../store/repositories/usage.ts';
+import type { Database } from '../store/schema.ts';
 import type { StateSync } from '../store/state-sync.ts';
 
 /**
@@ -23,6 +25,8 @@ export interface AdminDeps {
     ledger: LedgerRepository;
     usage: UsageRepository;
   };
+  /** the database, for the reads that are pages and reports rather than records */
+  store: { db: Kysely<Database> };
   sync: StateSync;
   ledger: Ledger;
   router: Router;

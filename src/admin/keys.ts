@@ -1,23 +1,30 @@
 import { invalidRequest, notFound } from '../core/errors.ts';
 import { newApiKey, newId } from '../core/ids.ts';
-import { nanoToUsd, usdToNano } from '../core/money.ts';
+import { nanoToUsd, usdToNano, type MoneyFormat } from '../core/money.ts';
 import { hashApiKey, keyHint } from '../auth/key-hash.ts';
-import type { AdminDeps } from './deps.ts';
+import { keysPage } from '../store/repositories/api-keys-page.ts';
 import type { ApiKeyRecord, KeyLimits } from '../store/repositories/api-keys.ts';
+import type { AdminDeps } from './deps.ts';
 import { findAccount } from './accounts.ts';
 import type { KeyCreate, KeyPatch } from './schemas.ts';
 
 /** Who sets a key's limits: the operator's hold whatever the customer sets; the customer's may only tighten them. */
 export type LimitsSetBy = 'operator' | 'customer';
 
-/** A set of limits in the admin API's names. */
-export function limitsView(limits: KeyLimits) {
+/** A set of limits in the admin API's names (money: USD numbers for the admin API, exact strings for the console). */
+export function limitsView(limits: KeyLimits): ReturnType<typeof limitsOf<number>>;
+export function limitsView<T>(limits: KeyLimits, money: MoneyFormat<T>): ReturnType<typeof limitsOf<T>>;
+export function limitsView(limits: KeyLimits, money: MoneyFormat<unknown> = nanoToUsd) {
+  return limitsOf(limits, money);
+}
+
+function limitsOf<T>(limits: KeyLimits, money: MoneyFormat<T>) {
   return {
     disabled: limits.disabled,
     expires_at: limits.expiresAt === null ? null : new Date(limits.expiresAt).toISOString(),
     rpm: limits.rpm,
     tpm: limits.tpm,
-    max_spend_usd: limits.maxSpendNano === null ? null : nanoToUsd(limits.maxSpendNano),
+    max_spend_usd: limits.maxSpendNano === null ? null : money(limits.maxSpendNano),
     models: limits.models,
   };
 }
@@ -27,7 +34,13 @@ export function limitsView(limits: KeyLimits) {
  * sets), `customer_limits` the customer's own from the console, `status` what applies (the
  * tighter of the two).
  */
-export function keyView(deps: AdminDeps, record: ApiKeyRecord) {
+export function keyView(deps: AdminDeps, record: ApiKeyRecord): ReturnType<typeof keyOf<number>>;
+export function keyView<T>(deps: AdminDeps, record: ApiKeyRecord, money: MoneyFormat<T>): ReturnType<typeof keyOf<T>>;
+export function keyView(deps: AdminDeps, record: ApiKeyRecord, money: MoneyFormat<unknown> = nanoToUsd) {
+  return keyOf(deps, record, money);
+}
+
+function keyOf<T>(deps: AdminDeps, record: ApiKeyRecord, money: MoneyFormat<T>) {
   const now = Date.now();
   return {
     id: record.id,
@@ -35,12 +48,24 @@ export function keyView(deps: AdminDeps, record: ApiKeyRecord) {
     name: record.name,
     key_hint: record.keyHint,
     status: record.disabled ? 'disabled' : record.expiresAt !== null && record.expiresAt <= now ? 'expired' : 'active',
-    ...limitsView(record.operator),
-    customer_limits: limitsView(record.customer),
-    spent_usd: nanoToUsd(deps.ledger.keySpent(record.id) || record.spentNano),
+    ...limitsOf(record.operator, money),
+    customer_limits: limitsOf(record.customer, money),
+    spent_usd: money(deps.ledger.keySpent(record.id) || record.spentNano),
     last_used_at: record.lastUsedAt === null ? null : new Date(record.lastUsedAt).toISOString(),
     created_at: new Date(record.createdAt).toISOString(),
   };
+}
+
+/** A key that exists and is not revoked, else 404. */
+export async function findKey(deps: AdminDeps, id: string): Promise<ApiKeyRecord> {
+  const record = await deps.repos.apiKeys.get(id);
+  if (!record || record.revoked) throw notFound(`No key with id "${id}".`, 'id');
+  return record;
+}
+
+/** One page of an account's live keys, newest first, by id cursor. */
+export async function accountKeysPage(deps: AdminDeps, accountId: string, limit: number, before?: string): Promise<ApiKeyRecord[]> {
+  return keysPage(deps.store.db, accountId, limit, before);
 }
 
 function parseExpiry(value: string | null | undefined): number | null | undefined {

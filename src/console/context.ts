@@ -1,4 +1,4 @@
-import type { Gateway } from '../gateway.ts';
+import type { ConsoleDeps } from './deps.ts';
 import { LoginLimiter, type LoginLimits } from './security/login-limiter.ts';
 import { invitesRepository, type InvitesRepository } from '../store/repositories/console-invites.ts';
 import { redemptionCodesRepository, type RedemptionCodesRepository } from '../store/repositories/redemption-codes.ts';
@@ -6,9 +6,9 @@ import { sessionsRepository, type SessionsRepository } from '../store/repositori
 import { settingsRepository, type SettingsRepository } from '../store/repositories/console-settings.ts';
 import { usersRepository, type UsersRepository } from '../store/repositories/console-users.ts';
 
-/** What the console's routes share: the gateway, the console's own tables and its sign-in limiter. */
+/** What the console's routes share: the gateway's dependencies, the console's own tables and its sign-in limiter. */
 export interface ConsoleContext {
-  gateway: Gateway;
+  deps: ConsoleDeps;
   users: UsersRepository;
   sessions: SessionsRepository;
   settings: SettingsRepository;
@@ -22,17 +22,17 @@ export interface ConsoleContext {
 
 export const DEFAULT_LOGIN_LIMITS: LoginLimits = { perIp: 30, perEmail: 10, windowSeconds: 15 * 60 };
 
-export function createConsoleContext(gateway: Gateway, limits: LoginLimits = DEFAULT_LOGIN_LIMITS): ConsoleContext {
-  const db = gateway.store.db;
-  const publicOrigin = new URL(gateway.config.publicBaseUrl).origin;
+export function createConsoleContext(deps: ConsoleDeps, limits: LoginLimits = DEFAULT_LOGIN_LIMITS): ConsoleContext {
+  const db = deps.store.db;
+  const publicOrigin = new URL(deps.config.publicBaseUrl).origin;
   return {
-    gateway,
+    deps,
     users: usersRepository(db),
     sessions: sessionsRepository(db),
     settings: settingsRepository(db),
     invites: invitesRepository(db),
     codes: redemptionCodesRepository(db),
-    limiter: new LoginLimiter(limits, gateway.redis),
+    limiter: new LoginLimiter(limits, deps.redis),
     secureCookies: publicOrigin.startsWith('https:'),
     publicOrigin,
   };

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../core/errors.ts';
-import type { Gateway } from '../gateway.ts';
+import type { ConsoleDeps } from './deps.ts';
 import { createConsoleContext, type ConsoleContext } from './context.ts';
 import { startHousekeeping } from './jobs.ts';
 import { registerAdminAccountRoutes } from './routes/admin-accounts.ts';
@@ -21,8 +21,8 @@ import { capBodiesWhen, CONSOLE_BODY_BYTES, limitBodies, PRE_SIGN_IN_BODY_BYTES 
  * The web console: its JSON API under /console/api (session cookie + CSRF token; API keys are
  * never accepted here) and the built front end under /console. Returns the context for tests.
  */
-export async function registerConsole(app: FastifyInstance, gateway: Gateway): Promise<ConsoleContext> {
-  const ctx = createConsoleContext(gateway, gateway.config.consoleLogin);
+export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): Promise<ConsoleContext> {
+  const ctx = createConsoleContext(deps, deps.config.consoleLogin);
   const files = new StaticFiles();
 
   await app.register(async (api) => {

@@ -1,17 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { creditAccount, findAccount, updateAccount } from '../../admin/accounts.ts';
-import { revokeKey, updateKey } from '../../admin/keys.ts';
+import { accountView, creditAccount, findAccount, listAccounts, updateAccount } from '../../admin/accounts.ts';
+import { accountKeysPage, findKey, revokeKey, updateKey } from '../../admin/keys.ts';
+import { ledgerPage } from '../../admin/ledger.ts';
 import { AccountPatchSchema, KeyPatchSchema, type KeyPatch } from '../../admin/schemas.ts';
-import { notFound } from '../../core/errors.ts';
-import type { Gateway } from '../../gateway.ts';
+import { usdString } from '../../core/money.ts';
 import type { AccountRecord } from '../../store/repositories/accounts.ts';
 import type { ConsoleContext } from '../context.ts';
+import type { ConsoleDeps } from '../deps.ts';
 import { requireAdminHook } from '../security/session.ts';
-import { readLedgerPage } from '../services/ledger-page.ts';
-import { keysPage } from '../../store/repositories/api-keys-page.ts';
 import { consoleKeyView } from '../views.ts';
-import { usdString } from '../../core/money.ts';
 
 type IdParams = { Params: { id: string } };
 
@@ -28,66 +26,56 @@ const CreditBody = Type.Object(
   { additionalProperties: false },
 );
 
-function accountConsoleView(gateway: Gateway, record: AccountRecord) {
-  return {
-    id: record.id,
-    name: record.name,
-    email: record.email,
-    balance_usd: usdString(gateway.ledger.balance(record.id) ?? record.balanceNano),
-    reserved_usd: usdString(gateway.ledger.reserved(record.id)),
-    disabled: record.disabled,
-    created_at: new Date(record.createdAt).toISOString(),
-  };
-}
+// the admin API's view, with exact USD strings
+const accountConsoleView = (deps: ConsoleDeps, record: AccountRecord) => accountView(deps, record, usdString);
 
 /** Accounts: search, balance, credit or debit with a note, their keys and journal, disable. */
 export function registerAdminAccountRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
-  const gateway = ctx.gateway;
+  const deps = ctx.deps;
   const opts = { preHandler: requireAdminHook };
 
   app.get<{ Querystring: Static<typeof ListQuery> }>('/console/api/admin/accounts', { ...opts, schema: { querystring: ListQuery } }, async (request) => {
     const q = request.query;
     const limit = q.limit ?? 25;
-    const rows = await gateway.repos.accounts.list({ limit: limit + 1, ...(q.before && { before: q.before }), ...(q.search && { search: q.search.trim() }) });
+    const rows = await listAccounts(deps, { limit: limit + 1, ...(q.before && { before: q.before }), ...(q.search && { search: q.search.trim() }) });
     const page = rows.slice(0, limit);
-    return { data: page.map((r) => accountConsoleView(gateway, r)), next_before: rows.length > limit ? page[page.length - 1]!.id : null };
+    return { data: page.map((r) => accountConsoleView(deps, r)), next_before: rows.length > limit ? page[page.length - 1]!.id : null };
   });
 
   app.get<IdParams>('/console/api/admin/accounts/:id', opts, async (request) => {
-    const account = await findAccount(gateway, request.params.id);
-    const [users, keys] = await Promise.all([ctx.users.byAccount(account.id), keysPage(gateway.store.db, account.id, 200)]);
+    const account = await findAccount(deps, request.params.id);
+    const [users, keys] = await Promise.all([ctx.users.byAccount(account.id), accountKeysPage(deps, account.id, 200)]);
     return {
-      account: accountConsoleView(gateway, account),
+      account: accountConsoleView(deps, account),
       users: users.map((u) => ({ id: u.id, email: u.email, name: u.name, disabled: u.disabled, created_at: new Date(u.createdAt).toISOString() })),
-      keys: keys.map((k) => consoleKeyView(gateway, k)),
+      keys: keys.map((k) => consoleKeyView(deps, k)),
     };
   });
 
   app.patch<IdParams & { Body: Static<typeof AccountPatchSchema> }>('/console/api/admin/accounts/:id', { ...opts, schema: { body: AccountPatchSchema } }, async (request) =>
-    accountConsoleView(gateway, await updateAccount(gateway, request.params.id, request.body)),
+    accountConsoleView(deps, await updateAccount(deps, request.params.id, request.body)),
   );
 
   // the page sends an Idempotency-Key per submitted form, so a double click credits once
   app.post<IdParams & { Body: Static<typeof CreditBody> }>('/console/api/admin/accounts/:id/credit', { ...opts, schema: { body: CreditBody } }, async (request) => {
     const idempotencyKey = request.headers['idempotency-key'];
     const note = `${request.body.note} (by ${request.signedIn!.user.email})`;
-    await creditAccount(gateway, request.params.id, { amount_usd: request.body.amount_usd, note }, typeof idempotencyKey === 'string' ? idempotencyKey : undefined, request.id);
-    return accountConsoleView(gateway, await findAccount(gateway, request.params.id));
+    await creditAccount(deps, request.params.id, { amount_usd: request.body.amount_usd, note }, typeof idempotencyKey === 'string' ? idempotencyKey : undefined, request.id);
+    return accountConsoleView(deps, await findAccount(deps, request.params.id));
   });
 
   app.get<IdParams & { Querystring: Static<typeof LedgerQuery> }>('/console/api/admin/accounts/:id/ledger', { ...opts, schema: { querystring: LedgerQuery } }, async (request) => {
-    const account = await findAccount(gateway, request.params.id);
-    return readLedgerPage(gateway, account.id, request.query.limit ?? 50, request.query.before);
+    const account = await findAccount(deps, request.params.id);
+    return ledgerPage(deps, account.id, request.query.limit ?? 50, request.query.before, usdString);
   });
 
   app.patch<IdParams & { Body: KeyPatch }>('/console/api/admin/keys/:id', { ...opts, schema: { body: KeyPatchSchema } }, async (request) => ({
-    key: consoleKeyView(gateway, await updateKey(gateway, request.params.id, request.body)),
+    key: consoleKeyView(deps, await updateKey(deps, request.params.id, request.body)),
   }));
 
   app.delete<IdParams>('/console/api/admin/keys/:id', opts, async (request) => {
-    const record = await gateway.repos.apiKeys.get(request.params.id);
-    if (!record || record.revoked) throw notFound(`No key with id "${request.params.id}".`, 'id');
-    await revokeKey(gateway, request.params.id);
+    await findKey(deps, request.params.id);
+    await revokeKey(deps, request.params.id);
     return { id: request.params.id, revoked: true };
   });
 }

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ConsoleContext } from '../context.ts';
 import { requireAdminHook } from '../security/session.ts';
-import { latencyQuantile, rollupSeries, rollupTop, rollupTotals, type Totals } from '../../store/repositories/usage-stats.ts';
+import { namesOfAccounts, usageSeries, usageTop, usageTotals } from '../../admin/usage.ts';
+import { latencyQuantile, type Totals } from '../../store/repositories/usage-stats.ts';
 import { usdString } from '../../core/money.ts';
 
 const DAY_MS = 86_400_000;
@@ -19,33 +20,28 @@ function summary(t: Totals) {
 
 /** The operator's overview: the last 24 hours and 30 days, provider health, top accounts and models. */
 export function registerAdminOverviewRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
-  const gateway = ctx.gateway;
-  const db = gateway.store.db;
+  const deps = ctx.deps;
 
   app.get('/console/api/admin/overview', { preHandler: requireAdminHook }, async () => {
-    await gateway.sync.refresh();
+    await deps.sync.refresh();
     const now = Date.now();
     const day = { from: now - DAY_MS, to: now + 1 };
     const month = { from: Math.floor(now / DAY_MS) * DAY_MS - 29 * DAY_MS, to: now + 1 };
     const [last24h, last30d, daily, topAccounts, topModels, providers24h] = await Promise.all([
-      rollupTotals(db, day),
-      rollupTotals(db, month),
-      rollupSeries(db, month, { granularity: 'day', group: null }),
-      rollupTop(db, month, 'account_id', 8),
-      rollupTop(db, month, 'model', 8),
-      rollupTop(db, day, 'provider_id', 100),
+      usageTotals(deps, day),
+      usageTotals(deps, month),
+      usageSeries(deps, month, { granularity: 'day', group: null }),
+      usageTop(deps, month, 'account_id', 8),
+      usageTop(deps, month, 'model', 8),
+      usageTop(deps, day, 'provider_id', 100),
     ]);
-    const names = new Map<string, string>();
-    if (topAccounts.length > 0) {
-      const rows = await db.selectFrom('accounts').select(['id', 'name']).where('id', 'in', topAccounts.map((a) => a.id)).execute();
-      for (const r of rows) names.set(r.id, r.name);
-    }
+    const names = await namesOfAccounts(deps, topAccounts.map((a) => a.id));
     const traffic = new Map(providers24h.map((p) => [p.id, p]));
     return {
       last_24h: summary(last24h),
       last_30d: summary(last30d),
       daily: { from: month.from, days: 30, points: daily.map((p) => ({ day: p.bucket, cost_nano: p.costNano, requests: p.requests, errors: p.errors })) },
-      providers: gateway.router.all().map((p) => {
+      providers: deps.router.all().map((p) => {
         const t = traffic.get(p.record.id);
         return {
           id: p.record.id,

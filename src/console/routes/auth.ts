@@ -30,8 +30,8 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ConsoleContext): v
       user: signedIn ? userView(signedIn.user) : null,
       csrf_token: signedIn?.session.csrfToken ?? null,
       registration_mode: settings.registration_mode,
-      operator_token_sign_in: ctx.gateway.config.adminToken !== undefined,
-      base_url: clientBaseUrl(ctx.gateway.config, request),
+      operator_token_sign_in: ctx.deps.config.adminToken !== undefined,
+      base_url: clientBaseUrl(ctx.deps.config, request),
     };
   });
 

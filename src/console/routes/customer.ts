@@ -1,14 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { findAccount } from '../../admin/accounts.ts';
+import { ledgerPage } from '../../admin/ledger.ts';
+import { modelPriceView } from '../../admin/models.ts';
+import { usageSeries, usageTotals } from '../../admin/usage.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { ConsoleContext } from '../context.ts';
 import { clientBaseUrl } from '../public-url.ts';
 import { accountOf, requireCustomerHook } from '../security/session.ts';
-import { readLedgerPage } from '../services/ledger-page.ts';
-import { modelPriceView } from '../services/model-prices.ts';
 import { redeemCode } from '../services/redeem.ts';
-import { rollupSeries, rollupTotals, type Totals } from '../../store/repositories/usage-stats.ts';
+import type { Totals } from '../../store/repositories/usage-stats.ts';
 import { usdString } from '../../core/money.ts';
 
 const DAY_MS = 86_400_000;
@@ -25,13 +26,12 @@ export function totalsView(t: Totals) {
 
 /** The customer's overview, ledger, redemption and model prices. */
 export function registerCustomerRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
-  const gateway = ctx.gateway;
-  const db = gateway.store.db;
+  const deps = ctx.deps;
   const opts = { preHandler: requireCustomerHook };
 
   app.get<{ Querystring: Static<typeof OverviewQuery> }>('/console/api/overview', { ...opts, schema: { querystring: OverviewQuery } }, async (request) => {
     const accountId = accountOf(request);
-    await gateway.sync.refresh();
+    await deps.sync.refresh();
     const now = Date.now();
     // the browser's local midnight, so "today" is the customer's today
     const dayStart = request.query.day_start ?? Math.floor(now / DAY_MS) * DAY_MS;
@@ -39,18 +39,18 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: ConsoleContext
     const monthStart = dayStart - 29 * DAY_MS;
     const range = (from: number) => ({ from, to: now + 1, accountId });
     const [account, settings, today, week, month, daily] = await Promise.all([
-      findAccount(gateway, accountId),
+      findAccount(deps, accountId),
       ctx.settings.read(),
-      rollupTotals(db, range(dayStart)),
-      rollupTotals(db, range(dayStart - 6 * DAY_MS)),
-      rollupTotals(db, range(monthStart)),
-      rollupSeries(db, range(monthStart), { granularity: 'day', group: 'model', dayOrigin: monthStart }),
+      usageTotals(deps, range(dayStart)),
+      usageTotals(deps, range(dayStart - 6 * DAY_MS)),
+      usageTotals(deps, range(monthStart)),
+      usageSeries(deps, range(monthStart), { granularity: 'day', group: 'model', dayOrigin: monthStart }),
     ]);
-    const balance = gateway.ledger.balance(accountId) ?? account.balanceNano;
-    const served = gateway.router.servedModels().sort();
+    const balance = deps.ledger.balance(accountId) ?? account.balanceNano;
+    const served = deps.router.servedModels().sort();
     return {
       balance_usd: usdString(balance),
-      reserved_usd: usdString(gateway.ledger.reserved(accountId)),
+      reserved_usd: usdString(deps.ledger.reserved(accountId)),
       low_balance_usd: usdString(settings.low_balance_nano),
       low_balance: balance < settings.low_balance_nano,
       account_disabled: account.disabled,
@@ -58,13 +58,13 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: ConsoleContext
       week: totalsView(week),
       month: totalsView(month),
       daily: { from: monthStart, days: 30, points: daily.map((p) => ({ day: p.bucket, model: p.group, cost_nano: p.costNano, requests: p.requests })) },
-      base_url: clientBaseUrl(gateway.config, request),
-      example_model: served.find((m) => gateway.catalogue.get(m).kind === 'chat') ?? served[0] ?? 'gpt-4o-mini',
+      base_url: clientBaseUrl(deps.config, request),
+      example_model: served.find((m) => deps.catalogue.get(m).kind === 'chat') ?? served[0] ?? 'gpt-4o-mini',
     };
   });
 
   app.get<{ Querystring: Static<typeof LedgerQuery> }>('/console/api/ledger', { ...opts, schema: { querystring: LedgerQuery } }, async (request) =>
-    readLedgerPage(gateway, accountOf(request), request.query.limit ?? 50, request.query.before),
+    ledgerPage(deps, accountOf(request), request.query.limit ?? 50, request.query.before, usdString),
   );
 
   app.post<{ Body: Static<typeof RedeemBody> }>('/console/api/redeem', { ...opts, schema: { body: RedeemBody } }, async (request) => {
@@ -73,7 +73,7 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: ConsoleContext
   });
 
   app.get('/console/api/models', opts, async () => {
-    const served = gateway.router.servedModels().sort();
-    return { data: served.map((id) => modelPriceView(gateway.catalogue.get(id))) };
+    const served = deps.router.servedModels().sort();
+    return { data: served.map((id) => modelPriceView(deps.catalogue.get(id))) };
   });
 }

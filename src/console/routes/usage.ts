@@ -1,16 +1,14 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
+import { allUsage, usageKeyChoices, usageLabels, usagePage, usageRowView, usageSeries, usageTop, usageTotals } from '../../admin/usage.ts';
 import { invalidRequest } from '../../core/errors.ts';
-import type { Gateway } from '../../gateway.ts';
+import { usdString } from '../../core/money.ts';
+import type { GroupBy } from '../../store/repositories/usage-stats.ts';
 import type { UsageRow } from '../../store/schema.ts';
 import type { ConsoleContext } from '../context.ts';
 import { csvLine } from '../csv.ts';
-import { rollupSeries, rollupTop, rollupTotals, type GroupBy } from '../../store/repositories/usage-stats.ts';
-import { allUsageRows, usageRows } from '../../store/repositories/usage-rows.ts';
-import { usageRowView } from '../views.ts';
 import { ExportQuery, RowsQuery, SeriesQuery, toFilter } from './usage-query.ts';
-import { usdString } from '../../core/money.ts';
 
 export interface UsageScope {
   prefix: string;
@@ -24,8 +22,7 @@ const GROUPS: Record<string, GroupBy | null> = { model: 'model', key: 'key_id', 
 
 /** Usage chart (rollups), rows (paged) and CSV export; the same for a customer and, across accounts, for operators. */
 export function registerUsageRoutes(app: FastifyInstance, ctx: ConsoleContext, scope: UsageScope): void {
-  const gateway = ctx.gateway;
-  const db = gateway.store.db;
+  const deps = ctx.deps;
   const filterOf = (request: FastifyRequest, q: Static<typeof ExportQuery>) => {
     if (!scope.operator && q.account_id !== undefined) throw invalidRequest('account_id filters usage across accounts: operators only.', 'account_id');
     return toFilter(q, scope.operator ? q.account_id || undefined : scope.accountOf(request));
@@ -33,18 +30,18 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: ConsoleContext, s
 
   app.get<{ Querystring: Static<typeof SeriesQuery> }>(`${scope.prefix}/usage/series`, { preHandler: scope.preHandler, schema: { querystring: SeriesQuery } }, async (request) => {
     const { granularity = 'day', group = 'model', ...q } = request.query;
-    await gateway.sync.refresh();
+    await deps.sync.refresh();
     const filter = filterOf(request, q);
     const groupBy = GROUPS[group] ?? null;
     const perAccount = filter.accountId !== undefined || filter.keyId !== undefined;
     const [points, totals, models, endpoints] = await Promise.all([
-      rollupSeries(db, filter, { granularity, group: groupBy, ...(granularity === 'day' && perAccount && { dayOrigin: filter.from }) }),
-      rollupTotals(db, filter),
-      rollupTop(db, { ...filter, model: undefined }, 'model', 200),
-      rollupTop(db, { ...filter, endpoint: undefined }, 'endpoint', 50),
+      usageSeries(deps, filter, { granularity, group: groupBy, ...(granularity === 'day' && perAccount && { dayOrigin: filter.from }) }),
+      usageTotals(deps, filter),
+      usageTop(deps, { ...filter, model: undefined }, 'model', 200),
+      usageTop(deps, { ...filter, endpoint: undefined }, 'endpoint', 50),
     ]);
-    const keys = filter.accountId ? await keyNames(gateway, filter.accountId) : [];
-    const labels = await groupLabels(gateway, group, [...new Set(points.map((p) => p.group))]);
+    const keys = filter.accountId ? await usageKeyChoices(deps, filter.accountId) : [];
+    const labels = await usageLabels(deps, group, [...new Set(points.map((p) => p.group))]);
     return {
       granularity,
       utc_days: granularity === 'day' && !perAccount,
@@ -67,42 +64,23 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: ConsoleContext, s
   app.get<{ Querystring: Static<typeof RowsQuery> }>(`${scope.prefix}/usage/rows`, { preHandler: scope.preHandler, schema: { querystring: RowsQuery } }, async (request) => {
     const { limit = 50, before, ...q } = request.query;
     // read-your-writes: rows of requests that already answered are flushed first
-    await gateway.sync.refresh();
-    const rows = await usageRows(db, filterOf(request, q), limit + 1, before);
+    await deps.sync.refresh();
+    const rows = await usagePage(deps, filterOf(request, q), limit + 1, before);
     const page = rows.slice(0, limit);
     const [keys, accounts] = await Promise.all([
-      groupLabels(gateway, 'key', [...new Set(page.map((r) => r.key_id))]),
-      scope.operator ? groupLabels(gateway, 'account', [...new Set(page.map((r) => r.account_id))]) : Promise.resolve({} as Record<string, string>),
+      usageLabels(deps, 'key', [...new Set(page.map((r) => r.key_id))]),
+      scope.operator ? usageLabels(deps, 'account', [...new Set(page.map((r) => r.account_id))]) : Promise.resolve({} as Record<string, string>),
     ]);
     return {
-      data: page.map((r) => ({ ...usageRowView(r), key_name: keys[r.key_id] ?? null, ...(scope.operator && { account_name: accounts[r.account_id] ?? null }) })),
+      data: page.map((r) => ({ ...usageRowView(r, usdString), key_name: keys[r.key_id] ?? null, ...(scope.operator && { account_name: accounts[r.account_id] ?? null }) })),
       next_before: rows.length > limit ? page[page.length - 1]!.id : null,
     };
   });
 
   app.get<{ Querystring: Static<typeof ExportQuery> }>(`${scope.prefix}/usage/export.csv`, { preHandler: scope.preHandler, schema: { querystring: ExportQuery } }, async (request, reply) => {
-    await gateway.sync.refresh();
-    return sendCsv(reply, allUsageRows(db, filterOf(request, request.query)), scope.operator);
+    await deps.sync.refresh();
+    return sendCsv(reply, allUsage(deps, filterOf(request, request.query)), scope.operator);
   });
-}
-
-async function keyNames(gateway: Gateway, accountId: string) {
-  const rows = await gateway.store.db.selectFrom('api_keys').select(['id', 'name', 'key_hint', 'revoked']).where('account_id', '=', accountId).orderBy('created_at', 'desc').limit(500).execute();
-  return rows.map((r) => ({ id: r.id, name: r.name, key_hint: r.key_hint, revoked: r.revoked === 1 }));
-}
-
-/** Display names of the ids a chart or a page shows (one indexed IN query). */
-async function groupLabels(gateway: Gateway, group: string, ids: string[]): Promise<Record<string, string>> {
-  const wanted = ids.filter(Boolean).slice(0, 500);
-  if (wanted.length === 0) return {};
-  const db = gateway.store.db;
-  let rows: Array<{ id: string; label: string | null }> = [];
-  if (group === 'account') rows = await db.selectFrom('accounts').select(['id', 'name as label']).where('id', 'in', wanted).execute();
-  else if (group === 'key') {
-    const keys = await db.selectFrom('api_keys').select(['id', 'name', 'key_hint']).where('id', 'in', wanted).execute();
-    rows = keys.map((k) => ({ id: k.id, label: k.name ?? k.key_hint }));
-  } else if (group === 'provider') rows = await db.selectFrom('providers').select(['id', 'name as label']).where('id', 'in', wanted).execute();
-  return Object.fromEntries(rows.map((r) => [r.id, r.label ?? r.id]));
 }
 
 const HEADER = ['created_at', 'request_id', 'key_id', 'model', 'endpoint', 'status', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'units', 'cost_usd', 'latency_ms'];

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createAccount } from '../../admin/accounts.ts';
+import { createAccount, updateAccount } from '../../admin/accounts.ts';
 import { authenticationError, GatewayError, invalidRequest } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import type { ConsoleContext } from '../context.ts';
@@ -56,18 +56,18 @@ export async function register(ctx: ConsoleContext, input: Registration, ip: str
     }
   }
   const passwordHash = await hashPassword(input.password);
-  const gateway = ctx.gateway;
-  const account = await createAccount(gateway, { name, email });
+  const deps = ctx.deps;
+  const account = await createAccount(deps, { name, email });
   let user: User;
   try {
     user = await ctx.users.insert({ id: userId, email, name, passwordHash, role: 'customer', accountId: account.id });
   } catch {
-    await gateway.repos.accounts.update(account.id, { disabled: true });
+    await updateAccount(deps, account.id, { disabled: true });
     throw conflict('This email is already registered: sign in instead.', 'email');
   }
   if (settings.signup_credit_nano > 0) {
-    gateway.ledger.adjust(account.id, settings.signup_credit_nano, 'credit', `signup:${account.id}`, 'Sign-up credit');
-    await gateway.sync.now();
+    deps.ledger.adjust(account.id, settings.signup_credit_nano, 'credit', `signup:${account.id}`, 'Sign-up credit');
+    await deps.sync.now();
   }
   return user;
 }
@@ -94,8 +94,8 @@ function adminTokenMatches(expected: string | undefined, presented: string): boo
  */
 export async function bootstrapAdmin(ctx: ConsoleContext, input: { admin_token: string; email: string; password: string; name?: string | undefined }, ip: string): Promise<User> {
   await ctx.limiter.attempt(ip);
-  if (!ctx.gateway.config.adminToken) throw forbidden('MODELGATE_ADMIN_TOKEN is not set on the gateway; create the first operator with "npm run admin:create".', 'admin_token_unset');
-  if (!adminTokenMatches(ctx.gateway.config.adminToken, input.admin_token)) throw authenticationError('Invalid operator token.', 'invalid_admin_token');
+  if (!ctx.deps.config.adminToken) throw forbidden('MODELGATE_ADMIN_TOKEN is not set on the gateway; create the first operator with "npm run admin:create".', 'admin_token_unset');
+  if (!adminTokenMatches(ctx.deps.config.adminToken, input.admin_token)) throw authenticationError('Invalid operator token.', 'invalid_admin_token');
   return createAdmin(ctx, input);
 }
 

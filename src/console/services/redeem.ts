@@ -17,8 +17,8 @@ export function maskCode(code: string): string {
 export async function redeemCode(ctx: ConsoleContext, accountId: string, code: string) {
   const claimed = await ctx.codes.claim(normaliseCode(code), accountId, Date.now());
   if (!claimed) throw invalidRequest('This code is not valid: it may be mistyped, used, revoked or expired.', 'code', 'invalid_code');
-  const gateway = ctx.gateway;
-  gateway.ledger.adjust(accountId, claimed.amountNano, 'redemption', `redeem:${claimed.id}`, `Code ${maskCode(claimed.code)}`);
-  await gateway.sync.now();
-  return { amount_usd: usdString(claimed.amountNano), balance_usd: usdString(gateway.ledger.balance(accountId) ?? 0) };
+  const deps = ctx.deps;
+  deps.ledger.adjust(accountId, claimed.amountNano, 'redemption', `redeem:${claimed.id}`, `Code ${maskCode(claimed.code)}`);
+  await deps.sync.now();
+  return { amount_usd: usdString(claimed.amountNano), balance_usd: usdString(deps.ledger.balance(accountId) ?? 0) };
 }
