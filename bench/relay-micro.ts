@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { openaiChatOutput } from '../src/dialects/openai/chat-output.ts';
 import { messagesOutput } from '../src/dialects/messages/output.ts';
 import type { ChatCall, StreamRelay, TargetInfo } from '../src/core/contracts/vendor-codec.ts';
+import { chatOperationCodec } from '../src/pipeline/chat-codec.ts';
 import { SseDecoder } from '../src/core/sse.ts';
 import { anthropicChat } from '../src/vendors/anthropic/chat.ts';
 import { anthropicMessages } from '../src/vendors/anthropic/messages.ts';
@@ -14,14 +15,13 @@ import { openaiChat } from '../src/vendors/openai/chat.ts';
 
 const VENDORS = new URL('../src/vendors/', import.meta.url).pathname;
 const target: TargetInfo = { providerId: 'p', upstreamModel: 'm', publicModel: 'm' };
-const call = (dialect: 'openai' | 'messages'): ChatCall => ({
+const call: ChatCall = {
   body: { model: 'm', messages: [] },
   stream: true,
   clientWantsUsage: true,
-  output: dialect === 'openai' ? openaiChatOutput(true) : messagesOutput,
   maxOutputTokens: 100,
   created: 0,
-});
+};
 
 /** The fixture as the network would deliver it: one chunk per event. */
 function chunks(family: string, file: string): Uint8Array[] {
@@ -46,10 +46,10 @@ export function runRelayMicro(iterations = 20_000): MicroResult[] {
   const openai = chunks('openai', 'chat-text.sse');
   const anthropic = chunks('anthropic', 'messages-text.sse');
   const cases: Array<[string, readonly Uint8Array[], () => StreamRelay]> = [
-    ['chat → OpenAI family (pass-through)', openai, () => openaiChat.relay!(call('openai'), target)],
-    ['chat → messages family (translated)', anthropic, () => anthropicChat.relay!(call('openai'), target)],
-    ['messages → messages family (pass-through)', anthropic, () => anthropicMessages.relay!({ body: {}, stream: true, nativeVersion: 'v', nativeBeta: undefined, toChat: () => call('messages') }, target)],
-    ['messages → OpenAI family (bridged)', openai, () => openaiChat.relay!(call('messages'), target)],
+    ['chat → OpenAI family (pass-through)', openai, () => chatOperationCodec(openaiChat, openaiChatOutput(true)).relay!(call, target)],
+    ['chat → messages family (translated)', anthropic, () => chatOperationCodec(anthropicChat, openaiChatOutput(true)).relay!(call, target)],
+    ['messages → messages family (pass-through)', anthropic, () => anthropicMessages.relay!({ body: {}, stream: true, nativeVersion: 'v', nativeBeta: undefined, toChat: () => call }, target)],
+    ['messages → OpenAI family (bridged)', openai, () => chatOperationCodec(openaiChat, messagesOutput).relay!(call, target)],
   ];
   const results: MicroResult[] = [];
   for (const [name, parts, relay] of cases) {

@@ -33,7 +33,7 @@ export async function runOperation<Call, Result = never>(
   const key = ctx.principal.key;
   const outcome: RequestOutcome = { status: 0, usage: null, estimated: false, providerId: null, error: null, costNano: 0 };
   const model = deps.catalogue.get(op.model);
-  const state: CallHolds = { hold: undefined, holdTaken: false, shared: undefined, pricing: model.pricing };
+  const state: CallHolds = { hold: undefined, holdTaken: false, shared: undefined, pricing: model.pricing, trace: deps.tracer.request(reply.request.headers, ctx, op) };
   let admittedTokens = 0;
   const clientGone = new AbortController();
   const onClose = () => {
@@ -61,6 +61,7 @@ export async function runOperation<Call, Result = never>(
     state.hold = deps.ledger.reserve(ctx.principal.accountId, key, upperBound);
     const sharing = deps.sharedHolds?.acquire(ctx.principal.accountId, upperBound, deps.ledger.balance(ctx.principal.accountId) ?? 0);
     if (sharing) state.shared = await sharing;
+    state.trace.admitted();
 
     let lastFailure: GatewayError | undefined;
     // a family's refusal is the answer only when no provider failed for another reason
@@ -89,6 +90,7 @@ export async function runOperation<Call, Result = never>(
         continue;
       }
       const result = await attempt(scopeFor(candidate), candidate, state);
+      state.trace.attemptEnded(result);
       if (result.kind === 'done') return;
       if (result.kind === 'unable') {
         refusal ??= result.error;
@@ -100,6 +102,7 @@ export async function runOperation<Call, Result = never>(
     // every provider's circuit is open: rather than refuse outright, try the best one anyway
     if (attempts === 0 && skipped[0]) {
       const result = await attempt(scopeFor(skipped[0]), skipped[0], state);
+      state.trace.attemptEnded(result);
       if (result.kind === 'done') return;
       if (result.kind === 'unable') refusal ??= result.error;
       else lastFailure = result.error;
@@ -122,6 +125,7 @@ export async function runOperation<Call, Result = never>(
       deps.limiter.refundTokens(key, admittedTokens - used);
     }
     recordRequest(deps, ctx, op.endpoint, op.model, outcome);
+    state.trace.end(outcome);
   }
 }
 
@@ -150,6 +154,7 @@ async function attempt<Call, Result>(
   }
   outcome.providerId = provider.record.id;
 
+  state.trace.attemptStarted(provider.adapter.manifest.family, provider.record.id, candidate.upstreamModel);
   const sent = performance.now();
   let response;
   try {
@@ -165,6 +170,7 @@ async function attempt<Call, Result>(
     if (clientGone.aborted) return chargePromptOnAbort(scope);
     return transportFailure(scope, error);
   }
+  state.trace.upstreamStatus(response.status);
   // observed when the attempt is over: hashing the label is not on the way to the client's first byte
   const headersAt = performance.now();
   try {
@@ -268,10 +274,13 @@ function cheapBoundSuffices<Call, Result>(deps: PipelineDeps, ctx: RequestContex
   return bound * COMFORTABLE_HEADROOM <= deps.ledger.headroom(ctx.principal.accountId, ctx.principal.key);
 }
 
-/** The family's own codec for the operation, or the bridge's adaptation of the one it goes through. */
+/**
+ * The family's own codec for the operation, or the bridge's composition of the one it goes
+ * through. A bridge via the operation itself (chat: composed with the client's dialect) is always used.
+ */
 function codecOf<Call, Result>(provider: Candidate['provider'], op: OperationRequest<Call, Result>): OperationCodec<Call, Result> {
   const own = provider.adapter.operations[op.operation];
-  if (own) return own as unknown as OperationCodec<Call, Result>;
+  if (own && op.bridge?.via !== op.operation) return own as unknown as OperationCodec<Call, Result>;
   const via = op.bridge && provider.adapter.operations[op.bridge.via];
   if (!op.bridge || !via) throw new Error(`provider ${provider.record.id} cannot serve ${op.operation}`);
   return op.bridge.codecFor(via as unknown as OperationCodec<never>) as unknown as OperationCodec<Call, Result>;

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { openaiChatOutput } from '../../src/dialects/openai/chat-output.ts';
 import type { ChatCall, TargetInfo } from '../../src/core/contracts/vendor-codec.ts';
-import { IrStreamRelay } from '../../src/vendors/_kit/ir-relay.ts';
+import { chatOperationCodec } from '../../src/pipeline/chat-codec.ts';
+import { IrStreamRelay } from '../../src/pipeline/ir-stream-relay.ts';
 import { SseDecoder } from '../../src/core/sse.ts';
 import { openaiChat } from '../../src/vendors/openai/chat.ts';
 import { OpenAIStreamDecoder } from '../../src/vendors/openai/stream-decoder.ts';
@@ -41,8 +42,8 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('.sse'))) {
   for (const wantsUsage of [true, false]) {
     test(`${file} (usage ${wantsUsage ? 'asked' : 'not asked'}): pass-through = general path`, () => {
       const bytes = [new Uint8Array(readFileSync(join(dir, file)))];
-      const call: ChatCall = { body: { model: 'gpt-4o-mini', messages: [] }, stream: true, clientWantsUsage: wantsUsage, output: openaiChatOutput(wantsUsage), maxOutputTokens: 100, created: 0 };
-      const fast = play(openaiChat.relay!(call, target), bytes);
+      const call: ChatCall = { body: { model: 'gpt-4o-mini', messages: [] }, stream: true, clientWantsUsage: wantsUsage, maxOutputTokens: 100, created: 0 };
+      const fast = play(chatOperationCodec(openaiChat, openaiChatOutput(wantsUsage)).relay!(call, target), bytes);
       const general = play(new IrStreamRelay(new OpenAIStreamDecoder(target, 0), openaiChatOutput(wantsUsage).streamEncoder()), bytes);
       assert.deepEqual(normalise(fast.text), normalise(general.text));
       assert.deepEqual(fast.usage, general.usage);

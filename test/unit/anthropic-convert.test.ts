@@ -3,7 +3,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { IrChatRequest } from '../../src/core/ir/chat.ts';
-import { openaiChatOutput } from '../../src/dialects/openai/chat-output.ts';
 import type { ChatCall, TargetInfo } from '../../src/core/contracts/vendor-codec.ts';
 import { convertRequest } from '../../src/vendors/anthropic/convert-request.ts';
 import { convertResponse } from '../../src/vendors/anthropic/convert-response.ts';
@@ -15,7 +14,6 @@ const call = (body: Partial<IrChatRequest>, extra: Partial<ChatCall> = {}): Chat
   body: { model: 'claude-public', messages: [{ role: 'user', content: 'hi' }], ...body },
   stream: false,
   clientWantsUsage: false,
-  output: openaiChatOutput(false),
   maxOutputTokens: 4096,
   created: 1,
   ...extra,

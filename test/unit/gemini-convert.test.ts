@@ -17,7 +17,6 @@ const call = (body: Partial<IrChatRequest>, stream = false): ChatCall => ({
   body: { model: 'gemini-public', messages: [{ role: 'user', content: 'hi' }], ...body },
   stream,
   clientWantsUsage: false,
-  output: openaiChatOutput(false),
   maxOutputTokens: 4096,
   created: 1,
 });

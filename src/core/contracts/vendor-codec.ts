@@ -1,6 +1,6 @@
 import type { GatewayError } from '../errors.ts';
-import type { IrChatRequest } from '../ir/chat.ts';
-import type { ChatOutput } from '../ir/output.ts';
+import type { IrChatRequest, IrChunk, IrCompletion, IrUsage } from '../ir/chat.ts';
+import type { ChatWire } from '../ir/output.ts';
 import type {
   ImageEditCall,
   ImageGenerationCall,
@@ -128,20 +128,63 @@ export interface OperationCodec<Call, Result = never> {
   mapError(status: number, body: Uint8Array, headers: Record<string, string | string[] | undefined>): UpstreamFailure;
 }
 
-/** A chat request in the IR (the OpenAI chat shape), validated already, and how to answer it. */
+/** A chat request in the IR (the OpenAI chat shape), validated already. Nothing in it says which dialect the client speaks. */
 export interface ChatCall {
   body: IrChatRequest;
   stream: boolean;
   /** the client asked for the usage chunk (`stream_options.include_usage`) */
   clientWantsUsage: boolean;
-  /** the client's dialect: encodes IR results; `dialect: 'openai'` allows a byte pass-through */
-  output: ChatOutput;
   /** the client's output bound, or the gateway's default when it set none (vendors that require one send this) */
   maxOutputTokens: number;
   /** Unix seconds the request arrived: `created` of answers the gateway builds */
   created: number;
   /** settings the client dialect could not carry into the IR (see UpstreamRequest.warnings) */
   warnings?: string[];
+}
+
+/** A whole chat answer in the IR, with the usage the vendor reported (null: the pipeline counts locally). */
+export interface DecodedCompletion {
+  completion: IrCompletion;
+  usage: Usage | null;
+}
+
+/**
+ * A vendor's half of a translated stream: upstream events → IR chunks, with the usage and the
+ * end of the stream watched on the side. Pure and incremental: it sees one event at a time.
+ */
+export interface IrStreamDecoder {
+  /** one upstream event → the IR chunks it completes (often none or one) */
+  onEvent(event: SseEvent): IrChunk[];
+  /** the upstream closed: whether the stream ended properly, and the last cumulative usage */
+  end(): { complete: boolean; usage: IrUsage | null };
+  /** an error the upstream sent inside the stream */
+  readonly failed: GatewayError | undefined;
+}
+
+/**
+ * The family's own wire, answered untouched (but for the model id and usage it reads on the side)
+ * to a client that speaks it. The pipeline decides when (src/pipeline/chat-codec.ts).
+ */
+export interface ChatPassthrough {
+  wire: ChatWire;
+  /** the answer as the client's bytes (`body` set) */
+  decode(call: ChatCall, target: TargetInfo, body: Uint8Array): DecodedResponse;
+  relay(call: ChatCall, target: TargetInfo): StreamRelay;
+}
+
+/**
+ * Chat to a vendor family: the IR to its wire and back. It says only what it knows — its own
+ * wire — and never which dialect the client speaks; the pipeline composes it with the client's
+ * encoder (or its pass-through) per request.
+ */
+export interface ChatCodec {
+  prepare(call: ChatCall, target: TargetInfo): UpstreamRequest;
+  /** a whole answer → the IR */
+  decode(call: ChatCall, target: TargetInfo, body: Uint8Array): DecodedCompletion;
+  /** a fresh decoder per stream */
+  streamDecoder(call: ChatCall, target: TargetInfo): IrStreamDecoder;
+  passthrough?: ChatPassthrough;
+  mapError(status: number, body: Uint8Array, headers: Record<string, string | string[] | undefined>): UpstreamFailure;
 }
 
 /**
@@ -179,7 +222,6 @@ export interface EmbeddingsCall {
   encodingFormat: 'float' | 'base64';
 }
 
-export type ChatCodec = OperationCodec<ChatCall>;
 export type MessagesCodec = OperationCodec<MessagesCall>;
 export type CountTokensCodec = OperationCodec<CountTokensCall>;
 export type CompletionsCodec = OperationCodec<CompletionsCall>;

@@ -1,16 +1,16 @@
 import type { GatewayError } from '../errors.ts';
 import type { IrChunk, IrCompletion, IrUsage } from './chat.ts';
 
+/** A wire format a chat answer is written in: a client's dialect, or a vendor family's own wire. */
+export type ChatWire = 'openai-chat' | 'messages';
+
 /**
  * How IR results reach a client: one implementation per client dialect (OpenAI chat, messages…).
- * Vendor codecs receive it with the call, so they never import a dialect.
+ * The pipeline holds it and composes it with the vendor's codec; vendors never see it.
  */
 export interface ChatOutput {
-  /**
-   * The client dialect. `openai` is the IR's own wire form: an upstream that speaks it may pass
-   * its bytes through unchanged.
-   */
-  readonly dialect: string;
+  /** the wire the client reads: a vendor family that speaks it too may pass its bytes through (the fast path) */
+  readonly wire: ChatWire;
   readonly contentType: string;
   encodeCompletion(completion: IrCompletion): string;
   /** a fresh encoder per stream */

@@ -3,7 +3,7 @@ import type { Meter } from '../../core/pricing.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { ImageGenerationCall } from '../../core/ir/media.ts';
 import { countTextTokens, type TextCounter } from '../../core/tokens/token-counter.ts';
-import { caps, oneOf } from '../openai/media-rules.ts';
+import { caps, oneOf } from '../_kit/model-rules.ts';
 
 const HANDLED = new Set(['sampleCount', 'aspectRatio', 'personGeneration', 'imageSize', 'sampleImageSize', 'quality']);
 

@@ -1,11 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import { invalidRequest } from '../../core/errors.ts';
 import type { ChatCall, CountTokensCall, MessagesCall } from '../../core/contracts/vendor-codec.ts';
-import type { Decoded } from '../openai/decode-chat.ts';
+import type { Decoded } from '../_kit/decoded.ts';
 import { convertRequest } from './convert-request.ts';
 import { PromptEstimate } from '../../core/tokens/prompt-estimate.ts';
 import { countMessagesTokens } from './count-tokens.ts';
-import { messagesOutput } from './output.ts';
 import { paidMessagesFeatures } from './paid-features.ts';
 import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 
@@ -49,7 +48,7 @@ export function decodeMessages(body: Body, headers: { nativeVersion: string; nat
         if (!chat) {
           const { ir, warnings } = convertRequest(body);
           if (stream) ir.stream = true;
-          chat = { body: ir, stream, clientWantsUsage: false, output: messagesOutput, maxOutputTokens: maxTokens, created, ...(warnings.length > 0 && { warnings }) };
+          chat = { body: ir, stream, clientWantsUsage: false, maxOutputTokens: maxTokens, created, ...(warnings.length > 0 && { warnings }) };
         }
         return chat;
       },

@@ -4,7 +4,7 @@ import { MessagesStreamEncoder } from './encode-stream.ts';
 
 /** The messages format as an IR output: what a bridged (non-native) provider's answer is encoded into. */
 export const messagesOutput: ChatOutput = {
-  dialect: 'messages',
+  wire: 'messages',
   contentType: 'application/json',
   encodeCompletion: encodeMessage,
   streamEncoder: () => new MessagesStreamEncoder(),

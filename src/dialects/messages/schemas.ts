@@ -4,7 +4,7 @@
  * token count read); unknown fields and block types are allowed (and passed through to a native
  * upstream, or refused by name by the bridge).
  */
-import { MAX_MESSAGES, MAX_TOKENS_BOUND, modelSchema } from '../openai/schemas.ts';
+import { MAX_MESSAGES, MAX_TOKENS_BOUND, modelSchema } from '../_kit/schema-bounds.ts';
 
 const requiredFor = (type: string, fields: string[]) => ({ if: { properties: { type: { const: type } }, required: ['type'] }, then: { required: fields } }) as const;
 

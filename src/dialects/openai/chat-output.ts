@@ -12,7 +12,7 @@ export function openaiChatOutput(clientWantsUsage: boolean): ChatOutput {
 
 function output(wantsUsage: boolean): ChatOutput {
   return {
-    dialect: 'openai',
+    wire: 'openai-chat',
     contentType: 'application/json',
     encodeCompletion: encodeChatCompletion,
     streamEncoder: () => new OpenAIChatStreamEncoder(wantsUsage),

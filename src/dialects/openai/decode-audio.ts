@@ -2,7 +2,7 @@ import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { SpeechCall, SpeechFormat, TranscriptionCall, TranscriptionFormat } from '../../core/ir/media.ts';
 import type { MultipartForm } from '../../core/contracts/multipart-form.ts';
-import { caps, oneOf, requireKind } from './media-rules.ts';
+import { caps, oneOf, requireKind } from '../_kit/model-rules.ts';
 
 const ALL_TRANSCRIPT_FORMATS: TranscriptionFormat[] = ['json', 'text', 'srt', 'verbose_json', 'vtt'];
 /** formats whose answer never says how long the audio was */

@@ -1,21 +1,17 @@
 import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { IrChatRequest } from '../../core/ir/chat.ts';
+import type { ChatOutput } from '../../core/ir/output.ts';
 import type { ChatCall } from '../../core/contracts/vendor-codec.ts';
-import type { OpenOutputCap } from '../../pipeline/types.ts';
+import type { Decoded } from '../_kit/decoded.ts';
 import { PromptEstimate as LazyPromptEstimate } from '../../core/tokens/prompt-estimate.ts';
 import { countChatPromptTokens, IMAGE_ALLOWANCE, REPLY_PRIMER } from '../../core/tokens/token-counter.ts';
-import type { PaidEstimate } from '../../core/paid-features.ts';
 import { paidChatFeatures } from './chat-paid-features.ts';
 import { openaiChatOutput } from './chat-output.ts';
 
-export interface Decoded<Call> {
-  model: string;
-  call: Call;
-  stream: boolean;
-  /** see OperationRequest.estimate: `inputTokens` may be a lazy getter beside a cheap bound */
-  estimate: { inputTokens: number; outputTokens: number; inputTokensUpperBound?: number; settle?: () => Promise<void> | undefined; paid?: PaidEstimate };
-  openOutputCap?: OpenOutputCap;
+/** A chat request and the dialect's encoder for its answer, which the pipeline composes with the vendor's codec. */
+export interface DecodedChat extends Decoded<ChatCall> {
+  output: ChatOutput;
 }
 
 const TOOL_CHOICE_STRINGS = new Set(['auto', 'none', 'required']);
@@ -25,7 +21,7 @@ const TOOL_CHOICE_STRINGS = new Set(['auto', 'none', 'required']);
  * naming the field; then the call and its cost's upper bound (prompt tokens counted locally,
  * plus the output allowance times `n`).
  */
-export function decodeChat(body: Record<string, unknown>, defaultMaxOutputTokens: number, model?: CatalogueModel, bodyBytes?: number): Decoded<ChatCall> {
+export function decodeChat(body: Record<string, unknown>, defaultMaxOutputTokens: number, model?: CatalogueModel, bodyBytes?: number): DecodedChat {
   const stream = body.stream === true;
   // `modality: "image"` (the specification's extra field) needs a model that can draw
   if (body.modality === 'image' && model && model.capabilities.image_output !== true) {
@@ -59,11 +55,10 @@ export function decodeChat(body: Record<string, unknown>, defaultMaxOutputTokens
     body: body as IrChatRequest,
     stream,
     clientWantsUsage,
-    output: openaiChatOutput(clientWantsUsage),
     maxOutputTokens: maxOutput,
     created: Math.floor(Date.now() / 1000),
   };
-  const decoded: Decoded<ChatCall> = { model: body.model as string, stream, call, estimate: new PromptEstimate(body, messages, bodyBytes, maxOutput * n) };
+  const decoded: DecodedChat = { model: body.model as string, stream, call, output: openaiChatOutput(clientWantsUsage), estimate: new PromptEstimate(body, messages, bodyBytes, maxOutput * n) };
   if (paid) decoded.estimate.paid = paid;
   if (clientCap === undefined && modelMax !== undefined && modelMax > maxOutput) {
     decoded.openOutputCap = { modelMaxTokens: modelMax, choices: n, grant: (tokens) => (call.maxOutputTokens = tokens) };

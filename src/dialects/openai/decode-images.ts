@@ -3,7 +3,7 @@ import { imagePrice, type Meter } from '../../core/pricing.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { ImageEditCall, ImageGenerationCall, InlineFile, MediaFile } from '../../core/ir/media.ts';
 import type { MultipartForm } from '../../core/contracts/multipart-form.ts';
-import { caps, oneOf, requireKind } from './media-rules.ts';
+import { caps, oneOf, requireKind } from '../_kit/model-rules.ts';
 
 export type ImageResponseFormat = 'url' | 'b64_json';
 

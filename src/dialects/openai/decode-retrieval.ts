@@ -2,7 +2,7 @@ import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { ModerationCall, RerankCall, RerankResult } from '../../core/ir/media.ts';
 import { countTextTokens, type TextCounter } from '../../core/tokens/token-counter.ts';
-import { requireKind } from './media-rules.ts';
+import { requireKind } from '../_kit/model-rules.ts';
 
 export const DEFAULT_MODERATION_MODEL = 'omni-moderation-latest';
 

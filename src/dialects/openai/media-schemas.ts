@@ -3,7 +3,7 @@
  * per-model rules are checked in the decoders, from the catalogue's capabilities).
  */
 
-import { modelSchema as model } from './schemas.ts';
+import { modelSchema as model } from '../_kit/schema-bounds.ts';
 
 export const speechSchema = {
   type: 'object',

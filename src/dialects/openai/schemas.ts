@@ -6,12 +6,7 @@
  * that reaches pricing is a bounded integer, every content part carries its object.
  */
 
-/** The largest token count a client may ask for: any larger cap is refused (it could only reach pricing as a huge or infinite hold). */
-export const MAX_TOKENS_BOUND = 2_147_483_647;
-/** Messages in one conversation. */
-export const MAX_MESSAGES = 10_000;
-
-export const modelSchema = { type: 'string', minLength: 1, maxLength: 256 } as const;
+import { MAX_MESSAGES, MAX_TOKENS_BOUND, modelSchema } from '../_kit/schema-bounds.ts';
 
 const nullableNumber = (minimum: number, maximum: number) => ({ type: ['number', 'null'], minimum, maximum }) as const;
 const nullableInteger = (minimum: number, maximum: number) => ({ type: ['integer', 'null'], minimum, maximum }) as const;

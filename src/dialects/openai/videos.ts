@@ -2,7 +2,7 @@ import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { VideoCall } from '../../core/ir/media.ts';
 import type { VideoJob } from '../../core/contracts/video-job.ts';
-import { caps, oneOf, requireKind } from './media-rules.ts';
+import { caps, oneOf, requireKind } from '../_kit/model-rules.ts';
 
 export const DEFAULT_VIDEO_MODEL = 'sora-2';
 

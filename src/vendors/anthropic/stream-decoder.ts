@@ -1,7 +1,6 @@
 import type { GatewayError } from '../../core/errors.ts';
 import type { IrChunk, IrChunkChoice, IrUsage } from '../../core/ir/chat.ts';
-import type { TargetInfo } from '../../core/contracts/vendor-codec.ts';
-import type { IrStreamDecoder } from '../_kit/ir-relay.ts';
+import type { IrStreamDecoder, TargetInfo } from '../../core/contracts/vendor-codec.ts';
 import { asNumber, asObject, asString, parseJson, type JsonObject } from '../_kit/read.ts';
 import type { SseEvent } from '../../core/sse.ts';
 import { inBandError } from './errors.ts';

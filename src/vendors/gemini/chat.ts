@@ -1,6 +1,5 @@
 import { usageFromIr } from '../../core/ir/usage.ts';
-import type { ChatCall, ChatCodec, DecodedResponse, StreamRelay, TargetInfo, UpstreamRequest } from '../../core/contracts/vendor-codec.ts';
-import { IrStreamRelay } from '../_kit/ir-relay.ts';
+import type { ChatCall, ChatCodec, DecodedCompletion, IrStreamDecoder, TargetInfo, UpstreamRequest } from '../../core/contracts/vendor-codec.ts';
 import { asObject, parseJsonBytes } from '../_kit/read.ts';
 import { convertRequest } from './convert-request.ts';
 import { convertResponse } from './convert-response.ts';
@@ -15,18 +14,13 @@ export const geminiChat: ChatCodec = {
     return { path: `/models/${encodeURIComponent(target.upstreamModel)}:${method}`, body: JSON.stringify(body), ...(warnings.length > 0 && { warnings }) };
   },
 
-  decode(call: ChatCall, target: TargetInfo, raw: Uint8Array): DecodedResponse {
+  decode(call: ChatCall, target: TargetInfo, raw: Uint8Array): DecodedCompletion {
     const completion = convertResponse(asObject(parseJsonBytes(raw)) ?? {}, target, call.created);
-    return {
-      body: call.output.encodeCompletion(completion),
-      contentType: call.output.contentType,
-      usage: completion.usage && usageFromIr(completion.usage),
-      outputText: completion.choices.map((c) => (c.message.content ?? '') + (c.message.tool_calls ?? []).map((t) => t.function.name + t.function.arguments).join('')).join(''),
-    };
+    return { completion, usage: completion.usage && usageFromIr(completion.usage) };
   },
 
-  relay(call: ChatCall, target: TargetInfo): StreamRelay {
-    return new IrStreamRelay(new GeminiStreamDecoder(target, call.created), call.output.streamEncoder());
+  streamDecoder(call: ChatCall, target: TargetInfo): IrStreamDecoder {
+    return new GeminiStreamDecoder(target, call.created);
   },
 
   mapError: mapGeminiError,

@@ -1,7 +1,6 @@
 import { usageFromIr } from '../../core/ir/usage.ts';
 import type { Usage } from '../../core/usage.ts';
-import type { ChatCall, ChatCodec, DecodedResponse, StreamRelay, TargetInfo } from '../../core/contracts/vendor-codec.ts';
-import { IrStreamRelay } from '../_kit/ir-relay.ts';
+import type { ChatCall, ChatCodec, DecodedCompletion, DecodedResponse, IrStreamDecoder, StreamRelay, TargetInfo } from '../../core/contracts/vendor-codec.ts';
 import { topLevelMemberFromEnd } from '../_kit/json-tail.ts';
 import { asObject, parseJsonBytes, utf8Text } from '../_kit/read.ts';
 import { dropUnknownFields } from '../_kit/drop-fields.ts';
@@ -14,9 +13,9 @@ import { OpenAIStreamDecoder } from './stream-decoder.ts';
 import { fromOpenAIUsage } from './usage.ts';
 
 /**
- * Chat completions to an OpenAI-family upstream. When the client speaks the same dialect the
- * body passes through untouched except for the model id and the usage request on streams;
- * a client of another dialect (bridged) gets the answer through the IR and its own encoder.
+ * Chat completions to an OpenAI-family upstream. The IR is this family's wire: the request goes
+ * as it is but for the model id and the usage request on streams. A client that speaks the same
+ * wire may get the answer through untouched (the pass-through); any other gets it through the IR.
  */
 export const openaiChat: ChatCodec = {
   prepare(call: ChatCall, target: TargetInfo) {
@@ -25,8 +24,19 @@ export const openaiChat: ChatCodec = {
     return { path: '/chat/completions', body: JSON.stringify(withOutputModalities(withOutputCap(body, call, target.upstreamModel))), ...(warnings && { warnings }) };
   },
 
-  decode(call: ChatCall, target: TargetInfo, raw: Uint8Array): DecodedResponse {
-    if (call.output.dialect === 'openai') {
+  decode(call: ChatCall, target: TargetInfo, raw: Uint8Array): DecodedCompletion {
+    const completion = completionToIr(asObject(parseJsonBytes(raw)) ?? {}, target, call.created);
+    return { completion, usage: completion.usage && usageFromIr(completion.usage) };
+  },
+
+  streamDecoder(call: ChatCall, target: TargetInfo): IrStreamDecoder {
+    return new OpenAIStreamDecoder(target, call.created);
+  },
+
+  passthrough: {
+    wire: 'openai-chat',
+
+    decode(call: ChatCall, target: TargetInfo, raw: Uint8Array): DecodedResponse {
       const decoded = decodeOpenAIJson(raw, target, (json) => chatOutputText(json));
       if (decoded.usage && hasSurcharge(call.body)) {
         // only a request with a paid feature reads the tier the answer reports
@@ -34,22 +44,12 @@ export const openaiChat: ChatCodec = {
         decoded.usage = withSurcharges(decoded.usage, call.body, echoed);
       }
       return decoded;
-    }
-    const completion = completionToIr(asObject(parseJsonBytes(raw)) ?? {}, target, call.created);
-    return {
-      body: call.output.encodeCompletion(completion),
-      contentType: call.output.contentType,
-      usage: completion.usage && usageFromIr(completion.usage),
-      outputText: completion.choices.map((c) => (c.message.content ?? '') + (c.message.tool_calls ?? []).map((t) => t.function.name + t.function.arguments).join('')).join(''),
-    };
-  },
+    },
 
-  relay(call: ChatCall, target: TargetInfo): StreamRelay {
-    if (call.output.dialect === 'openai') {
+    relay(call: ChatCall, target: TargetInfo): StreamRelay {
       const finish = hasSurcharge(call.body) ? (usage: Usage, echoedTier: unknown) => withSurcharges(usage, call.body, echoedTier) : undefined;
       return new OpenAIPassthroughRelay(target, call.clientWantsUsage, chunkOutputText, finish);
-    }
-    return new IrStreamRelay(new OpenAIStreamDecoder(target, call.created), call.output.streamEncoder());
+    },
   },
 
   mapError: mapOpenAIError,

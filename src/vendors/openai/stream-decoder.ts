@@ -1,7 +1,6 @@
 import type { GatewayError } from '../../core/errors.ts';
 import type { IrChunk, IrUsage } from '../../core/ir/chat.ts';
-import type { TargetInfo } from '../../core/contracts/vendor-codec.ts';
-import type { IrStreamDecoder } from '../_kit/ir-relay.ts';
+import type { IrStreamDecoder, TargetInfo } from '../../core/contracts/vendor-codec.ts';
 import { asObject, parseJson } from '../_kit/read.ts';
 import type { SseEvent } from '../../core/sse.ts';
 import { chunkToIr, usageToIr } from './convert-response.ts';

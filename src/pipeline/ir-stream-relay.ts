@@ -1,23 +1,10 @@
-import type { GatewayError } from '../../core/errors.ts';
-import type { IrChunk, IrUsage } from '../../core/ir/chat.ts';
-import type { ChatStreamEncoder } from '../../core/ir/output.ts';
-import { usageFromIr } from '../../core/ir/usage.ts';
-import type { StreamOutcome, StreamRelay } from '../../core/contracts/vendor-codec.ts';
-import { countTextTokens } from '../../core/tokens/token-counter.ts';
-import type { SseEvent } from '../../core/sse.ts';
-
-/**
- * A vendor's half of a translated stream: upstream events → IR chunks, with the usage and the
- * end of the stream watched on the side. Pure and incremental: it sees one event at a time.
- */
-export interface IrStreamDecoder {
-  /** one upstream event → the IR chunks it completes (often none or one) */
-  onEvent(event: SseEvent): IrChunk[];
-  /** the upstream closed: whether the stream ended properly, and the last cumulative usage */
-  end(): { complete: boolean; usage: IrUsage | null };
-  /** an error the upstream sent inside the stream */
-  readonly failed: GatewayError | undefined;
-}
+import type { GatewayError } from '../core/errors.ts';
+import type { IrChunk, IrUsage } from '../core/ir/chat.ts';
+import type { ChatStreamEncoder } from '../core/ir/output.ts';
+import { usageFromIr } from '../core/ir/usage.ts';
+import type { IrStreamDecoder, StreamOutcome, StreamRelay } from '../core/contracts/vendor-codec.ts';
+import { countTextTokens } from '../core/tokens/token-counter.ts';
+import type { SseEvent } from '../core/sse.ts';
 
 /**
  * A vendor's stream decoder composed with the client dialect's stream encoder into the text
