@@ -63,8 +63,7 @@ export function jsonDepthExceeds(bytes: Buffer, limit: number): boolean {
 export function registerJsonBodyParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    const bytes = body as Buffer;
+  app.addContentTypeParser<Buffer>('application/json', { parseAs: 'buffer' }, (request, bytes, done) => {
     if (jsonDepthExceeds(bytes, MAX_JSON_DEPTH)) {
       done(invalidRequest(`The request body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects are allowed.`), undefined);
       return;
