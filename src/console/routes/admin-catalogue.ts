@@ -6,7 +6,7 @@ import { invalidRequest } from '../../core/errors.ts';
 import { familyNames } from '../../vendors/registry.ts';
 import type { ConsoleContext } from '../context.ts';
 import { requireAdminHook } from '../security/session.ts';
-import { testProvider } from '../services/provider-test.ts';
+import { testProvider } from '../../admin/provider-test.ts';
 
 type IdParams = { Params: { id: string } };
 

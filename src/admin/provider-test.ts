@@ -1,11 +1,16 @@
-import { notFound } from '../../core/errors.ts';
-import type { Gateway } from '../../gateway.ts';
-import { authHeaders } from '../../pipeline/auth-headers.ts';
-import type { ChatCall, EmbeddingsCall, OperationCodec, TargetInfo } from '../../core/contracts/vendor-codec.ts';
-import { openaiChatOutput } from '../../dialects/openai/chat-output.ts';
-import { sendProbe } from '../../health/probe.ts';
+import { notFound } from '../core/errors.ts';
+import { authHeaders } from '../pipeline/auth-headers.ts';
+import type { ChatCall, EmbeddingsCall, OperationCodec, TargetInfo } from '../core/contracts/vendor-codec.ts';
+import { openaiChatOutput } from '../dialects/openai/chat-output.ts';
+import { chatOperationCodec } from '../pipeline/chat-codec.ts';
+import { sendProbe } from '../health/probe.ts';
+import type { UpstreamClient } from '../pipeline/upstream-client.ts';
+import type { AdminDeps } from './deps.ts';
 
 const TIMEOUT_MS = 20_000;
+
+/** The provider's runtime (key, adapter, pool), the catalogue's model kinds, and the upstream client the health probes use. */
+export type ProviderTestDeps = Pick<AdminDeps, 'router' | 'catalogue'> & { upstream: UpstreamClient };
 
 export interface ProviderTestResult {
   ok: boolean;
@@ -20,11 +25,11 @@ export interface ProviderTestResult {
  * outside routing and billing: it tells the operator whether base URL, key and model work. Sent
  * as the scheduled health probes are (sendProbe), which ask only for the models list.
  */
-export async function testProvider(gateway: Gateway, providerId: string): Promise<ProviderTestResult> {
-  const runtime = gateway.router.get(providerId);
+export async function testProvider(deps: ProviderTestDeps, providerId: string): Promise<ProviderTestResult> {
+  const runtime = deps.router.get(providerId);
   if (!runtime) throw notFound(`No provider with id "${providerId}".`, 'id');
   const { record, adapter } = runtime;
-  const kindOf = (m: string) => gateway.catalogue.get(m).kind;
+  const kindOf = (m: string) => deps.catalogue.get(m).kind;
   const chatModel = adapter.operations.chat ? record.models.find((m) => kindOf(m) === 'chat' || kindOf(m) === null) : undefined;
   const embeddingModel = adapter.operations.embeddings ? record.models.find((m) => kindOf(m) === 'embedding') : undefined;
   const model = chatModel ?? embeddingModel;
@@ -35,12 +40,12 @@ export async function testProvider(gateway: Gateway, providerId: string): Promis
   let codec: OperationCodec<ChatCall> | OperationCodec<EmbeddingsCall>;
   let call: ChatCall | EmbeddingsCall;
   if (chatModel) {
-    codec = adapter.operations.chat!;
+    // read as the chat endpoint reads it for an OpenAI-dialect client
+    codec = chatOperationCodec(adapter.operations.chat!, openaiChatOutput(false));
     call = {
       body: { model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 },
       stream: false,
       clientWantsUsage: false,
-      output: openaiChatOutput(false),
       maxOutputTokens: 1,
       created: Math.floor(Date.now() / 1000),
     };
@@ -52,7 +57,7 @@ export async function testProvider(gateway: Gateway, providerId: string): Promis
   }
 
   const answer = await sendProbe(
-    gateway.upstream,
+    deps.upstream,
     runtime,
     {
       method: prepared.method ?? 'POST',
