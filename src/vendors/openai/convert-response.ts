@@ -4,8 +4,8 @@ import { asArray, asCount, asNumber, asObject, asString, type JsonObject } from 
 import { mapOpenAIFinishReason } from './map-finish-reason.ts';
 
 /**
- * OpenAI-family answers → IR, for clients of another dialect (the messages format bridged to an
- * OpenAI-compatible upstream). The IR is this shape, so this mostly checks types.
+ * OpenAI-family answers → IR, for the pipeline's translated path (used when the client does not
+ * read this family's wire). The IR is this shape, so this mostly checks types.
  */
 export function completionToIr(json: JsonObject, target: TargetInfo, created: number): IrCompletion {
   return {

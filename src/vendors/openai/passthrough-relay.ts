@@ -25,10 +25,10 @@ const NOTHING = new Uint8Array(0);
 const UNCHANGED = Symbol('unchanged');
 
 /**
- * Relays an OpenAI-dialect stream to an OpenAI-dialect client, event by event, unchanged but
- * for three things: the usage-only chunk is dropped when the client did not ask for it, the
- * model id is renamed back when the provider maps it, and an in-band upstream error stops the
- * stream. Usage is read on the side; cumulative, so the last report wins.
+ * The family's pass-through: its stream to a client that reads the same wire, event by event,
+ * unchanged but for three things: the usage-only chunk is dropped when the client did not ask
+ * for it, the model id is renamed back when the provider maps it, and an in-band upstream error
+ * stops the stream. Usage is read on the side; cumulative, so the last report wins.
  */
 export class OpenAIPassthroughRelay implements StreamRelay {
   private usage: Usage | null = null;
