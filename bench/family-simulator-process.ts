@@ -4,9 +4,9 @@
 //
 // Once listening it prints one JSON line to stdout, {"baseUrl", "port", "pid"}; it closes on SIGTERM.
 import { parseArgs } from 'node:util';
-import { startAnthropicSimulator } from '../src/vendors/anthropic/simulator/server.ts';
-import { startGeminiSimulator } from '../src/vendors/gemini/simulator/server.ts';
-import { startOpenAISimulator } from '../src/vendors/openai/simulator/server.ts';
+import { startAnthropicSimulator } from '../simulators/anthropic/server.ts';
+import { startGeminiSimulator } from '../simulators/gemini/server.ts';
+import { startOpenAISimulator } from '../simulators/openai/server.ts';
 
 const { values } = parseArgs({
   options: { family: { type: 'string' }, 'api-key': { type: 'string' }, 'stream-chunks': { type: 'string' } },

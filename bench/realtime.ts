@@ -361,7 +361,7 @@ async function startGateway(started: (c: ChildProcess) => ChildProcess, pin: boo
 
 // entry point (last: the classes above must be initialised first)
 if (process.argv.includes('--simulator')) {
-  const { startOpenAISimulator } = await import('../src/vendors/openai/simulator/server.ts');
+  const { startOpenAISimulator } = await import('../simulators/openai/server.ts');
   const sim = await startOpenAISimulator({ apiKey: SIM_KEY, recordRequests: false });
   process.stdout.write(`${JSON.stringify({ port: sim.port, baseUrl: sim.baseUrl })}\n`);
   process.once('SIGTERM', () => void sim.close().then(() => process.exit(0)));

@@ -6,7 +6,7 @@
 // SIM_STREAM_CHUNKS, SIM_API_KEY); a command-line flag wins. Once listening it prints one JSON
 // line to stdout, {"port", "baseUrl", "pid"}, and it closes on SIGTERM or SIGINT.
 import { parseArgs } from 'node:util';
-import { startOpenAISimulator } from '../src/vendors/openai/simulator/server.ts';
+import { startOpenAISimulator } from '../simulators/openai/server.ts';
 
 const { values } = parseArgs({
   options: {

@@ -16,7 +16,8 @@ if (config.redisUrl) await checkRedis(config.redisUrl).catch(exitOnStartupError)
 const gateway = await createGateway(config, log).catch(exitOnStartupError);
 await applyYamlConfig(gateway);
 await applyQuickStart(gateway);
-const demo = await startDemoIfWanted(gateway);
+// the simulators are loaded only when demo mode runs: a product build may leave simulators/ out
+const demo = await startDemoIfWanted(gateway, async () => (await import('../simulators/registry.ts')).simulators);
 const app = await buildApp(gateway);
 await app.listen({ port: config.port, host: config.host });
 gateway.ready = true;

@@ -2,9 +2,9 @@ import { createAccount, creditAccount } from '../admin/accounts.ts';
 import { createKey } from '../admin/keys.ts';
 import { createProvider, listProviders, updateProvider } from '../admin/providers.ts';
 import { newRequestId } from '../core/ids.ts';
-import type { Gateway } from '../gateway.ts';
 import { adapters } from '../vendors/registry.ts';
-import type { SimulatorHandle } from '../core/contracts/provider-adapter.ts';
+import type { DemoDeps } from './deps.ts';
+import type { SimulatorHandle, SimulatorStarters } from '../core/contracts/simulator.ts';
 
 export interface DemoMode {
   key: string;
@@ -19,20 +19,24 @@ const DEMO_CREDIT_USD = 10;
  * MODELGATE_DEMO=auto with no real provider: the built-in vendor simulators run on loopback
  * and are registered as providers, and a demo account gets $10 and a fresh key (printed once;
  * earlier demo keys stay valid until revoked). Real providers added later switch it off.
+ * The simulators are not product code: the composition root hands in `loadSimulators`, called only
+ * when demo mode runs; each is registered with its family's known models.
  */
-export async function startDemoIfWanted(gateway: Gateway): Promise<DemoMode | undefined> {
+export async function startDemoIfWanted(gateway: DemoDeps, loadSimulators: () => Promise<SimulatorStarters>): Promise<DemoMode | undefined> {
   if (gateway.config.demo === 'off') return undefined;
   const providers = await listProviders(gateway);
   if (providers.some((p) => !p.settings.demo)) return undefined;
 
+  const starters = await loadSimulators();
   const simulators: SimulatorHandle[] = [];
   for (const adapter of Object.values(adapters)) {
-    if (!adapter.startSimulator) continue;
-    const sim = await adapter.startSimulator();
+    const start = starters[adapter.manifest.family];
+    if (!start) continue;
+    const sim = await start();
     simulators.push(sim);
     const name = `demo-${adapter.manifest.family}`;
     const existing = providers.find((p) => p.name === name);
-    const body = { base_url: sim.baseUrl, api_key: sim.apiKey, models: sim.models };
+    const body = { base_url: sim.baseUrl, api_key: sim.apiKey, models: adapter.manifest.models.map((m) => m.id) };
     if (existing) await updateProvider(gateway, existing.id, body);
     else await createProvider(gateway, { name, type: adapter.manifest.family, ...body }, { demo: true });
   }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, test } from 'node:test';
-import { startOpenAISimulator } from '../../src/vendors/openai/simulator/server.ts';
+import { startOpenAISimulator } from '../../simulators/openai/server.ts';
 import { addCustomer, addSimProvider, startChildGateway, type ChildGateway } from '../helpers/child-gateway.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'modelgate-kill-'));

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { toFile } from 'openai';
-import { makePng } from '../../src/vendors/_kit/sim-media/png.ts';
+import { makePng } from '../../simulators/_kit/media/png.ts';
 import { addFamilyProvider, type FamilyUpstream } from '../helpers/families.ts';
 import { startTestGateway, type Customer, type TestGateway } from '../helpers/gateway.ts';
 import { nano, startMediaGateway, type MediaGateway } from '../helpers/media.ts';

@@ -1,6 +1,6 @@
 // Renders a case to bytes and sends it to the gateway; a realtime script is played on a WebSocket.
-import { makeAudio } from '../../src/vendors/_kit/sim-media/audio.ts';
-import { makePng } from '../../src/vendors/_kit/sim-media/png.ts';
+import { makeAudio } from '../../simulators/_kit/media/audio.ts';
+import { makePng } from '../../simulators/_kit/media/png.ts';
 import { ADMIN_TOKEN } from '../helpers/gateway.ts';
 import { WebSocket } from 'ws';
 import type { Body, FuzzRequest, MultipartPart, RealtimeScript } from './request.ts';

@@ -3,11 +3,11 @@
 // gateway's event-loop delay. Here they have a loop of their own; the gateway reaches them over
 // loopback HTTP exactly as before.
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
-import { startAnthropicSimulator } from '../../src/vendors/anthropic/simulator/server.ts';
-import { startCohereSimulator } from '../../src/vendors/cohere/simulator/server.ts';
-import { startGeminiMediaSimulator } from '../../src/vendors/gemini/simulator/media-server.ts';
-import { startGeminiSimulator } from '../../src/vendors/gemini/simulator/server.ts';
-import { startOpenAISimulator } from '../../src/vendors/openai/simulator/server.ts';
+import { startAnthropicSimulator } from '../../simulators/anthropic/server.ts';
+import { startCohereSimulator } from '../../simulators/cohere/server.ts';
+import { startGeminiMediaSimulator } from '../../simulators/gemini/media-server.ts';
+import { startGeminiSimulator } from '../../simulators/gemini/server.ts';
+import { startOpenAISimulator } from '../../simulators/openai/server.ts';
 
 export type SimulatorName = 'openai' | 'anthropic' | 'gemini' | 'geminiMedia' | 'cohere';
 

@@ -3,10 +3,10 @@
 // same scenarios against every family.
 import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Scenario } from '../../src/vendors/_kit/sim-scenarios.ts';
-import { startAnthropicSimulator } from '../../src/vendors/anthropic/simulator/server.ts';
-import { startGeminiSimulator } from '../../src/vendors/gemini/simulator/server.ts';
-import { startOpenAISimulator } from '../../src/vendors/openai/simulator/server.ts';
+import type { Scenario } from '../../simulators/_kit/scenarios.ts';
+import { startAnthropicSimulator } from '../../simulators/anthropic/server.ts';
+import { startGeminiSimulator } from '../../simulators/gemini/server.ts';
+import { startOpenAISimulator } from '../../simulators/openai/server.ts';
 import type { TestGateway } from './gateway.ts';
 
 export type FamilyName = 'openai' | 'anthropic' | 'gemini';

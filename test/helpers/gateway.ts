@@ -9,7 +9,7 @@ import { loadConfig, type Config } from '../../src/config/env.ts';
 import { closeGateway, createGateway, type Gateway } from '../../src/gateway.ts';
 import { closeApp } from '../../src/http/close-app.ts';
 import { createLogger } from '../../src/observability/logger.ts';
-import { startOpenAISimulator, type OpenAISimulator, type OpenAISimulatorOptions } from '../../src/vendors/openai/simulator/server.ts';
+import { startOpenAISimulator, type OpenAISimulator, type OpenAISimulatorOptions } from '../../simulators/openai/server.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 

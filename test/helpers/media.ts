@@ -3,8 +3,8 @@
 // registered as a provider. The video worker never polls on its own: tests call tick().
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { startCohereSimulator, type CohereSimulator } from '../../src/vendors/cohere/simulator/server.ts';
-import { startGeminiMediaSimulator, type GeminiMediaSimulator } from '../../src/vendors/gemini/simulator/media-server.ts';
+import { startCohereSimulator, type CohereSimulator } from '../../simulators/cohere/server.ts';
+import { startGeminiMediaSimulator, type GeminiMediaSimulator } from '../../simulators/gemini/media-server.ts';
 import { startTestGateway, type Customer, type TestGateway, type TestGatewayOptions } from './gateway.ts';
 
 export const OPENAI_MEDIA_MODELS = [

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { Gateway } from '../../src/gateway.ts';
 import type { NewUsageRow } from '../../src/store/schema.ts';
-import { startOpenAISimulator, type OpenAISimulator, type OpenAISimulatorOptions } from '../../src/vendors/openai/simulator/server.ts';
+import { startOpenAISimulator, type OpenAISimulator, type OpenAISimulatorOptions } from '../../simulators/openai/server.ts';
 import type { TestGateway } from './gateway.ts';
 
 export interface TcpProxy {

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { makeAudio } from '../../src/vendors/_kit/sim-media/audio.ts';
+import { makeAudio } from '../../simulators/_kit/media/audio.ts';
 import { startMediaGateway, type MediaGateway } from '../helpers/media.ts';
 
 const uploadDir = join(mkdtempSync(join(tmpdir(), 'modelgate-caps-')), 'uploads');

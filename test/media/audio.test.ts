@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { parseBuffer } from 'music-metadata';
 import OpenAI, { toFile } from 'openai';
-import { makeAudio } from '../../src/vendors/_kit/sim-media/audio.ts';
+import { makeAudio } from '../../simulators/_kit/media/audio.ts';
 import type { Customer } from '../helpers/gateway.ts';
 import { nano, startMediaGateway, type MediaGateway } from '../helpers/media.ts';
 import { tapUsage, type UsageTap } from '../helpers/upstreams.ts';

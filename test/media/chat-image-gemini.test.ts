@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
-import { pngSize } from '../../src/vendors/_kit/sim-media/png.ts';
-import { IMAGE_OUTPUT_TOKENS } from '../../src/vendors/gemini/simulator/reply.ts';
+import { pngSize } from '../../simulators/_kit/media/png.ts';
+import { IMAGE_OUTPUT_TOKENS } from '../../simulators/gemini/reply.ts';
 import { assertChargedExactly, assertNotCharged } from '../helpers/billing.ts';
 import { addFamilyProvider, type FamilyUpstream } from '../helpers/families.ts';
 import { startTestGateway, type Customer, type TestGateway } from '../helpers/gateway.ts';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
-import { pngSize } from '../../src/vendors/_kit/sim-media/png.ts';
+import { pngSize } from '../../simulators/_kit/media/png.ts';
 import type { Customer } from '../helpers/gateway.ts';
 import { nano, startMediaGateway, type MediaGateway } from '../helpers/media.ts';
 import { tapUsage, type UsageTap } from '../helpers/upstreams.ts';

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
-import { startOpenAISimulator } from '../../src/vendors/openai/simulator/server.ts';
+import { startOpenAISimulator } from '../../simulators/openai/server.ts';
 import { ADMIN_TOKEN } from '../helpers/gateway.ts';
 import { PG_URL, postgresDatabase } from '../helpers/databases.ts';
 

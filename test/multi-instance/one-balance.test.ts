@@ -14,7 +14,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import pg from 'pg';
-import { startOpenAISimulator } from '../../src/vendors/openai/simulator/server.ts';
+import { startOpenAISimulator } from '../../simulators/openai/server.ts';
 import { addCustomer, addSimProvider, startChildGateway, type ChildGateway } from '../helpers/child-gateway.ts';
 import { PG_URL, postgresDatabase } from '../helpers/databases.ts';
 

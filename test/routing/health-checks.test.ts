@@ -118,17 +118,18 @@ test('the console operator API returns each provider’s probe history; /metrics
 
 test('each family’s own probe passes against its simulator', { timeout: 60_000 }, async () => {
   const { adapters } = await import('../../src/vendors/registry.ts');
-  const probed = Object.values(adapters).filter((a) => a.healthProbe && a.startSimulator);
+  const { simulators } = await import('../../simulators/registry.ts');
+  const probed = Object.values(adapters).filter((a) => a.healthProbe && simulators[a.manifest.family]);
   assert.ok(probed.length >= 3);
   for (const adapter of probed) {
-    const sim = await adapter.startSimulator!();
+    const sim = await simulators[adapter.manifest.family]!();
     try {
       const created = await tg.admin('POST', '/admin/providers', {
         name: `probe-${adapter.manifest.family}`,
         type: adapter.manifest.family,
         base_url: sim.baseUrl,
         api_key: sim.apiKey,
-        models: [sim.models[0]!],
+        models: [adapter.manifest.models[0]!.id],
       });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const { result } = await nextApplied(created.body.id, () => true);

@@ -10,9 +10,9 @@ import { emptyUsage } from '../../src/core/usage.ts';
 import { measureBytes, measureDuration } from '../../src/media/audio-duration.ts';
 import { LinkSigner } from '../../src/media/signing.ts';
 import { multipartBody } from '../../src/vendors/_kit/multipart.ts';
-import { makeAudio } from '../../src/vendors/_kit/sim-media/audio.ts';
-import { makeMp4 } from '../../src/vendors/_kit/sim-media/mp4.ts';
-import { parseMultipart } from '../../src/vendors/_kit/sim-multipart.ts';
+import { makeAudio } from '../../simulators/_kit/media/audio.ts';
+import { makeMp4 } from '../../simulators/_kit/media/mp4.ts';
+import { parseMultipart } from '../../simulators/_kit/multipart.ts';
 
 const units = (n: number, extra: Partial<ReturnType<typeof emptyUsage>> = {}) => ({ ...emptyUsage(), units: n, ...extra });
 

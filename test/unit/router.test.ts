@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Router, type RouterOptions } from '../../src/pipeline/router.ts';
 import type { ProviderRecord } from '../../src/store/repositories/providers.ts';
-import { createPrng } from '../../src/vendors/_kit/sim-http.ts';
+import { createPrng } from '../../simulators/_kit/http.ts';
 
 const options: RouterOptions = {
   timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 3000 },

@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { Completion } from 'openai/resources/completions';
 import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
-import { startOpenAISimulator, type OpenAISimulator, type OpenAISimulatorOptions } from '../../src/vendors/openai/simulator/server.ts';
+import { startOpenAISimulator, type OpenAISimulator, type OpenAISimulatorOptions } from '../../simulators/openai/server.ts';
 
 const API_KEY = 'sk-sim-test';
 const UTF8_SAMPLE = 'héllo 世界 🙂';

@@ -60,14 +60,6 @@ export interface VendorManifest {
   models: KnownModel[];
 }
 
-export interface SimulatorHandle {
-  baseUrl: string;
-  apiKey: string;
-  /** the model ids this simulator answers, registered on the demo provider */
-  models: string[];
-  close(): Promise<void>;
-}
-
 /** The family's cheapest request that shows a provider answers (its models list): a GET on the base URL. */
 export interface HealthProbe {
   /** appended to the provider's base URL, e.g. "/models" */
@@ -101,6 +93,4 @@ export interface ProviderAdapter {
   };
   /** the scheduled health check (src/health); absent: providers of the family are not probed */
   healthProbe?: HealthProbe;
-  /** runs the family's simulator on loopback (demo mode, tests, benchmark) */
-  startSimulator?: () => Promise<SimulatorHandle>;
 }

@@ -1,4 +1,3 @@
-import { randomBase62 } from '../../core/ids.ts';
 import type { ProviderAdapter } from '../../core/contracts/provider-adapter.ts';
 import { anthropicChat } from './chat.ts';
 import { anthropicHealthProbe } from './health-probe.ts';
@@ -12,11 +11,5 @@ export const anthropicAdapter: ProviderAdapter = {
     chat: anthropicChat,
     messages: anthropicMessages,
     countTokens: anthropicCountTokens,
-  },
-  async startSimulator() {
-    const { startAnthropicSimulator } = await import('./simulator/server.ts');
-    const apiKey = `sim-${randomBase62(24)}`;
-    const simulator = await startAnthropicSimulator({ apiKey });
-    return { baseUrl: simulator.baseUrl, apiKey, models: anthropicManifest.models.map((m) => m.id), close: () => simulator.close() };
   },
 };

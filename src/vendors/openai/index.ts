@@ -1,4 +1,3 @@
-import { randomBase62 } from '../../core/ids.ts';
 import type { ProviderAdapter } from '../../core/contracts/provider-adapter.ts';
 import { openaiSpeech, openaiTranscriptions } from './audio.ts';
 import { openaiChat } from './chat.ts';
@@ -28,13 +27,5 @@ export const openaiAdapter: ProviderAdapter = {
     rerank: openaiRerank,
     videos: openaiVideos,
     realtime: openaiRealtime,
-  },
-  async startSimulator() {
-    const { startOpenAISimulator } = await import('./simulator/server.ts');
-    const apiKey = `sim-${randomBase62(24)}`;
-    const simulator = await startOpenAISimulator({ apiKey });
-    // the simulator answers every model of the family's manifest, media included
-    const models = openaiManifest.models.map((m) => m.id);
-    return { baseUrl: simulator.baseUrl, apiKey, models, close: () => simulator.close() };
   },
 };

@@ -1,2 +1,0 @@
-// The scenario vocabulary is shared by every family's simulator.
-export * from '../../_kit/sim-scenarios.ts';

@@ -1,2 +1,0 @@
-// The reply-text helpers are shared by every family's simulator.
-export * from '../../_kit/sim-text.ts';

@@ -1,2 +1,0 @@
-// Deterministic tool calls are shared by every family's simulator.
-export { chooseToolCalls, sampleArguments, type SimulatedToolCall } from '../../_kit/sim-tools.ts';
