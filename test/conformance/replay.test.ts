@@ -8,8 +8,9 @@ import { describe, test } from 'node:test';
 import type { ChatOutput } from '../../src/core/ir/output.ts';
 import { openaiChatOutput } from '../../src/dialects/openai/chat-output.ts';
 import { messagesOutput } from '../../src/dialects/messages/output.ts';
-import type { ChatCall, StreamRelay, TargetInfo } from '../../src/core/contracts/vendor-codec.ts';
-import { createPrng } from '../../src/vendors/_kit/sim-http.ts';
+import type { ChatCall, ChatCodec, StreamRelay, TargetInfo } from '../../src/core/contracts/vendor-codec.ts';
+import { chatOperationCodec } from '../../src/pipeline/chat-codec.ts';
+import { createPrng } from '../../simulators/_kit/http.ts';
 import { anthropicChat } from '../../src/vendors/anthropic/chat.ts';
 import { anthropicMessages } from '../../src/vendors/anthropic/messages.ts';
 import { geminiChat } from '../../src/vendors/gemini/chat.ts';
@@ -19,32 +20,34 @@ import { play } from '../helpers/relay-play.ts';
 const VENDORS = new URL('../../src/vendors/', import.meta.url).pathname;
 const target: TargetInfo = { providerId: 'p', upstreamModel: 'upstream-model', publicModel: 'public-model' };
 
-const chatCall = (output: ChatOutput, clientWantsUsage: boolean): ChatCall => ({
+const chatCall = (clientWantsUsage: boolean): ChatCall => ({
   body: { model: 'public-model', messages: [] },
   stream: true,
   clientWantsUsage,
-  output,
   maxOutputTokens: 1000,
   created: 1763700000,
 });
+
+/** The relay the pipeline composes for a family's chat codec and a client's output. */
+const chatRelay = (chat: ChatCodec, output: ChatOutput, clientWantsUsage: boolean): StreamRelay => chatOperationCodec(chat, output).relay!(chatCall(clientWantsUsage), target);
 
 type RelayFactory = () => StreamRelay;
 
 /** The relays a family's fixtures go through: to each client dialect, translated or passed through. */
 const RELAYS: Record<string, Record<string, RelayFactory>> = {
   openai: {
-    'pass-through to chat (usage asked)': () => openaiChat.relay!(chatCall(openaiChatOutput(true), true), target),
-    'pass-through to chat (usage not asked)': () => openaiChat.relay!(chatCall(openaiChatOutput(false), false), target),
-    'IR to messages': () => openaiChat.relay!(chatCall(messagesOutput, false), target),
+    'pass-through to chat (usage asked)': () => chatRelay(openaiChat, openaiChatOutput(true), true),
+    'pass-through to chat (usage not asked)': () => chatRelay(openaiChat, openaiChatOutput(false), false),
+    'IR to messages': () => chatRelay(openaiChat, messagesOutput, false),
   },
   anthropic: {
-    'IR to chat': () => anthropicChat.relay!(chatCall(openaiChatOutput(true), true), target),
-    'IR to messages': () => anthropicChat.relay!(chatCall(messagesOutput, false), target),
-    'pass-through to messages': () => anthropicMessages.relay!({ body: {}, stream: true, nativeVersion: '2023-06-01', nativeBeta: undefined, toChat: () => chatCall(messagesOutput, false) }, target),
+    'IR to chat': () => chatRelay(anthropicChat, openaiChatOutput(true), true),
+    'IR to messages': () => chatRelay(anthropicChat, messagesOutput, false),
+    'pass-through to messages': () => anthropicMessages.relay!({ body: {}, stream: true, nativeVersion: '2023-06-01', nativeBeta: undefined, toChat: () => chatCall(false) }, target),
   },
   gemini: {
-    'IR to chat': () => geminiChat.relay!(chatCall(openaiChatOutput(true), true), target),
-    'IR to messages': () => geminiChat.relay!(chatCall(messagesOutput, false), target),
+    'IR to chat': () => chatRelay(geminiChat, openaiChatOutput(true), true),
+    'IR to messages': () => chatRelay(geminiChat, messagesOutput, false),
   },
 };
 
