@@ -16,6 +16,8 @@ import { MediaStore } from './media/media-store.ts';
 import { LinkSigner } from './media/signing.ts';
 import { LocalDiskStorage } from './media/storage.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
+import type { Tracer } from './observability/tracing.ts';
+import { createTracer } from './observability/tracing-start.ts';
 import { DEFAULT_BREAKER } from './pipeline/circuit-breaker.ts';
 import { Router } from './pipeline/router.ts';
 import { UpstreamClient } from './pipeline/upstream-client.ts';
@@ -59,6 +61,8 @@ export interface Gateway {
   limiter: KeyRateLimiter;
   upstream: UpstreamClient;
   metrics: Metrics;
+  /** OpenTelemetry traces when OTEL_EXPORTER_OTLP_ENDPOINT is set, else the no-op tracer */
+  tracer: Tracer;
   redis: Redis | undefined;
   /** cross-instance reservations, when REDIS_URL is set */
   sharedHolds: SharedHolds | undefined;
@@ -151,6 +155,7 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
     limiter: new KeyRateLimiter(redis),
     upstream,
     metrics,
+    tracer: await createTracer(config.tracing, log),
     redis,
     sharedHolds,
     media,
@@ -184,4 +189,6 @@ export async function closeGateway(gateway: Gateway): Promise<void> {
   await gateway.sharedHolds?.close();
   gateway.redis?.disconnect();
   await gateway.store.close();
+  // the last requests' spans go out before the process ends
+  await gateway.tracer.shutdown();
 }
