@@ -19,6 +19,7 @@ export interface VideoWorkerDeps {
   /** the job's reservation is settled or released through the same ledger as every request */
   ledger: Pick<Ledger, 'settle' | 'release' | 'restore'>;
   sharedHolds: Pick<SharedHolds, 'takeOver' | 'settle' | 'release'> | undefined;
-  sync: Pick<StateSync, 'recordUsage' | 'now'>;
+  /** the settlement log, when there is one, keeps the job's usage row with its charge */
+  sync: Pick<StateSync, 'recordUsage' | 'now' | 'settlementLog'>;
   upstream: Pick<UpstreamClient, 'send'>;
 }

@@ -1,13 +1,15 @@
 import type { Hold } from '../billing/ledger.ts';
+import { releaseHeld, settleHeld, type HeldMoney } from '../billing/settle-held.ts';
 import type { SharedHold } from '../billing/shared-holds.ts';
+import { usageRow } from '../billing/usage-row.ts';
 import { priceOf } from '../core/pricing.ts';
 import type { VideoPoll } from '../core/ir/media.ts';
-import { emptyUsage } from '../core/usage.ts';
+import { emptyUsage, type Usage } from '../core/usage.ts';
 import { measureBytes } from '../media/audio-duration.ts';
 import { authHeaders } from '../pipeline/auth-headers.ts';
 import type { JobRef, UpstreamRequest, VideoCodec } from '../core/contracts/vendor-codec.ts';
 import type { ProviderRuntime } from '../pipeline/router.ts';
-import type { VideoJobRow } from '../store/schema.ts';
+import type { NewUsageRow, VideoJobRow } from '../store/schema.ts';
 import type { VideoWorkerDeps } from './deps.ts';
 
 export interface VideoWorkerOptions {
@@ -140,12 +142,12 @@ export class VideoWorker {
     const model = this.deps.catalogue.get(job.model);
     const usage = { ...emptyUsage(), units: seconds };
     const cost = priceOf(model.pricing, usage, { unit: 'seconds' });
-    // the charge is durable before the job says so: a crash in between re-settles under the same key (a no-op)
-    const entryKey = `charge:video:${job.id}`;
-    this.deps.ledger.settle(hold, cost, { entryKey, requestId: job.request_id, note: `video ${job.id}` });
-    this.deps.sharedHolds?.settle(shared, job.account_id, entryKey, cost);
+    // the charge is durable (with its usage row, in the settlement log) before the job says so:
+    // a crash in between re-settles under the same key and request id (a no-op in the database)
+    const row = usageRowOfJob(job, 200, usage, cost, null, Date.now());
+    settleHeld(this.deps, heldOf(hold, shared), { entryKey: `charge:video:${job.id}`, requestId: job.request_id, note: `video ${job.id}`, costNano: cost, usage: () => row });
     this.holds.delete(job.id);
-    this.record(job, 200, seconds, cost, null);
+    this.deps.sync.recordUsage(row);
     await this.deps.sync.now();
     await this.deps.repos.videoJobs.update(
       job.id,
@@ -155,10 +157,9 @@ export class VideoWorker {
   }
 
   private async fail(job: VideoJobRow, hold: Hold, shared: SharedHold | undefined, code: string, message: string): Promise<void> {
-    this.deps.ledger.release(hold);
-    this.deps.sharedHolds?.release(shared);
+    releaseHeld(this.deps, heldOf(hold, shared));
     this.holds.delete(job.id);
-    this.record(job, 0, 0, 0, code);
+    this.deps.sync.recordUsage(usageRowOfJob(job, 0, null, 0, code, Date.now()));
     await this.deps.repos.videoJobs.update(
       job.id,
       { status: 'failed', error_code: code, error_message: message, completed_at: Date.now(), lease_owner: null, lease_expires_at: 0 },
@@ -188,27 +189,28 @@ export class VideoWorker {
       firstByteMs: this.options.requestTimeoutMs,
     });
   }
+}
 
-  /** The job's settlement as a usage row (its submission has its own, at no cost). */
-  private record(job: VideoJobRow, status: number, seconds: number, cost: number, error: string | null): void {
-    this.deps.sync.recordUsage({
-      request_id: `${job.request_id}:settle`,
-      created_at: Date.now(),
-      account_id: job.account_id,
-      key_id: job.key_id ?? '',
+const heldOf = (hold: Hold, shared: SharedHold | undefined): HeldMoney => ({ holds: [hold], shared: shared ? [shared] : [] });
+
+/** The job's settlement as a usage row (its submission has its own, at no cost). */
+function usageRowOfJob(job: VideoJobRow, status: number, usage: Usage | null, cost: number, error: string | null, now: number): NewUsageRow {
+  return usageRow(
+    {
+      requestId: `${job.request_id}:settle`,
+      accountId: job.account_id,
+      keyId: job.key_id ?? '',
       model: job.model,
       endpoint: job.surface === 'generation' ? '/v1/videos/generations' : '/v1/videos',
-      provider_id: job.provider_id,
+      providerId: job.provider_id,
       status,
-      prompt_tokens: 0,
-      completion_tokens: 0,
-      cached_tokens: 0,
-      units: seconds,
-      cost_nano: cost,
-      latency_ms: Date.now() - job.created_at,
-      estimated: 0,
-      error_type: error,
-      session_id: null,
-    });
-  }
+      usage,
+      costNano: cost,
+      startedAt: job.created_at,
+      estimated: false,
+      error,
+      sessionId: null,
+    },
+    now,
+  );
 }

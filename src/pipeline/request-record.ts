@@ -1,3 +1,4 @@
+import { usageRow } from '../billing/usage-row.ts';
 import { nanoToUsd } from '../core/money.ts';
 import type { NewUsageRow } from '../store/schema.ts';
 import type { PipelineDeps, RequestContext, RequestOutcome } from './types.ts';
@@ -44,24 +45,22 @@ export function recordRequest(deps: PipelineDeps, ctx: RequestContext, endpoint:
 
 /** The call's usage row as of `now` (also what the settlement log keeps of a charged call). */
 export function usageRowOf(ctx: RequestContext, endpoint: string, model: string, outcome: RequestOutcome, now: number): NewUsageRow {
-  const usage = outcome.usage;
-  return {
-    request_id: ctx.requestId,
-    created_at: now,
-    account_id: ctx.principal.accountId,
-    key_id: ctx.principal.key.id,
-    model,
-    endpoint,
-    provider_id: outcome.providerId,
-    status: outcome.status,
-    prompt_tokens: usage?.inputTokens ?? 0,
-    completion_tokens: usage?.outputTokens ?? 0,
-    cached_tokens: usage?.cachedInputTokens ?? 0,
-    units: usage?.units ?? 0,
-    cost_nano: outcome.costNano,
-    latency_ms: now - ctx.startedAt,
-    estimated: outcome.estimated ? 1 : 0,
-    error_type: outcome.error,
-    session_id: null,
-  };
+  return usageRow(
+    {
+      requestId: ctx.requestId,
+      accountId: ctx.principal.accountId,
+      keyId: ctx.principal.key.id,
+      model,
+      endpoint,
+      providerId: outcome.providerId,
+      status: outcome.status,
+      usage: outcome.usage,
+      costNano: outcome.costNano,
+      startedAt: ctx.startedAt,
+      estimated: outcome.estimated,
+      error: outcome.error,
+      sessionId: null,
+    },
+    now,
+  );
 }

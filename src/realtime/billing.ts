@@ -1,11 +1,12 @@
 import type { Hold } from '../billing/ledger.ts';
+import { releaseHeld, settleHeld } from '../billing/settle-held.ts';
 import type { SharedHold } from '../billing/shared-holds.ts';
 import { costOf } from '../core/pricing.ts';
 import { GatewayError, insufficientQuota } from '../core/errors.ts';
 import { nanoToUsd, type Nano } from '../core/money.ts';
 import type { RealtimeBillingDeps } from './deps.ts';
 import { ResponseEstimator } from './estimate.ts';
-import { realtimeRequestId, recordRealtimeResponse } from './record.ts';
+import { realtimeUsageRow, recordRealtimeResponse } from './record.ts';
 import type { SessionIdentity } from './types.ts';
 import { readRealtimeUsage } from './usage.ts';
 import { isObject, type Json } from './translate/shapes.ts';
@@ -201,10 +202,13 @@ export class SessionBilling {
     }
     const usage = readRealtimeUsage(response);
     const cost = usage ? costOf(this.pricing(), usage) : 0;
-    this.settleHeld(run.held, cost, { entryKey: `realtime:${this.identity.sessionId}:${id}`, requestId: realtimeRequestId(this.identity.requestId, id) });
+    const done = { id, status: typeof response.status === 'string' ? response.status : 'completed', startedAt: run.startedAt };
+    const row = realtimeUsageRow(this.identity, done, usage, cost, Date.now());
+    // the charge on the first hold, top-ups released; the usage row is logged with the charge
+    settleHeld(this.deps, run.held, { entryKey: `realtime:${this.identity.sessionId}:${id}`, requestId: row.request_id, costNano: cost, usage: () => row });
     if (cost > 0) this.chargedNano += cost;
     this.responses++;
-    recordRealtimeResponse(this.deps, this.identity, { id, status: typeof response.status === 'string' ? response.status : 'completed', startedAt: run.startedAt }, usage, cost);
+    recordRealtimeResponse(this.deps, this.identity, done, usage, row);
     if (usage) this.estimator.noteResponseDone(usage.inputTokens, usage.outputTokens, run.held.outOfBand, (usage.audioInputTokens ?? 0) + (usage.audioOutputTokens ?? 0));
     if (run.held.refused && !this.quotaError) this.quotaError = insufficientQuota('Insufficient balance: sessions on other gateway instances already reserve it. Top up to continue.');
     return this.rearm();
@@ -291,23 +295,8 @@ export class SessionBilling {
     return { holds: [this.deps.ledger.holdIncurred(this.identity.principal.accountId, this.identity.principal.key.id)], shared: [], refused: false, outOfBand: false };
   }
 
-  /**
-   * The charge goes on the first hold (exactly once: the ledger closes it), and across instances
-   * the first shared hold becomes the pending charge; top-ups are released beside them.
-   */
-  private settleHeld(held: Held, cost: Nano, entry: { entryKey: string; requestId: string }): void {
-    const [first, ...rest] = held.holds;
-    if (!first?.open) return;
-    this.deps.ledger.settle(first, cost, entry);
-    for (const hold of rest) this.deps.ledger.release(hold);
-    const [shared, ...others] = held.shared.splice(0);
-    this.deps.sharedHolds?.settle(shared, this.identity.principal.accountId, entry.entryKey, cost);
-    for (const other of others) this.deps.sharedHolds?.release(other);
-  }
-
   private release(held: Held): void {
-    for (const hold of held.holds) this.deps.ledger.release(hold);
-    for (const shared of held.shared.splice(0)) this.deps.sharedHolds?.release(shared);
+    releaseHeld(this.deps, held);
   }
 
   private pricing() {

@@ -1,5 +1,7 @@
+import { usageRow } from '../billing/usage-row.ts';
 import { nanoToUsd } from '../core/money.ts';
 import type { Usage } from '../core/usage.ts';
+import type { NewUsageRow } from '../store/schema.ts';
 import type { RealtimeRecordDeps } from './deps.ts';
 import type { SessionIdentity } from './types.ts';
 
@@ -17,39 +19,35 @@ function statusOf(responseStatus: string): number {
   }
 }
 
-/** After a response was settled: one usage row (written behind, with the session id), one log line, the metrics. */
-export function recordRealtimeResponse(
-  deps: RealtimeRecordDeps,
-  session: SessionIdentity,
-  response: { id: string; status: string; startedAt: number },
-  usage: Usage | null,
-  costNano: number,
-): void {
-  const now = Date.now();
+/** A settled response's usage row (one per response, with the session id), as of `now`. */
+export function realtimeUsageRow(session: SessionIdentity, response: { id: string; status: string; startedAt: number }, usage: Usage | null, costNano: number, now: number): NewUsageRow {
+  return usageRow(
+    {
+      // the handshake's request id and the response's id
+      requestId: realtimeRequestId(session.requestId, response.id),
+      accountId: session.principal.accountId,
+      keyId: session.principal.key.id,
+      model: session.model,
+      endpoint: REALTIME_ENDPOINT,
+      providerId: session.providerId,
+      status: statusOf(response.status),
+      usage,
+      costNano,
+      startedAt: response.startedAt,
+      estimated: false,
+      error: response.status === 'failed' ? 'server_error' : null,
+      sessionId: session.sessionId,
+    },
+    now,
+  );
+}
+
+/** After a response was settled: its usage row (written behind), one log line, the metrics. */
+export function recordRealtimeResponse(deps: RealtimeRecordDeps, session: SessionIdentity, response: { id: string; status: string }, usage: Usage | null, row: NewUsageRow): void {
   const key = session.principal.key;
-  const status = statusOf(response.status);
-  const errorType = response.status === 'failed' ? 'server_error' : null;
-  deps.sync.recordUsage({
-    // one row per response: the handshake's request id and the response's id
-    request_id: realtimeRequestId(session.requestId, response.id),
-    created_at: now,
-    account_id: session.principal.accountId,
-    key_id: key.id,
-    model: session.model,
-    endpoint: REALTIME_ENDPOINT,
-    provider_id: session.providerId,
-    status,
-    prompt_tokens: usage?.inputTokens ?? 0,
-    completion_tokens: usage?.outputTokens ?? 0,
-    cached_tokens: usage?.cachedInputTokens ?? 0,
-    units: 0,
-    cost_nano: costNano,
-    latency_ms: now - response.startedAt,
-    estimated: 0,
-    error_type: errorType,
-    session_id: session.sessionId,
-  });
-  deps.sync.touchKey(key.id, now);
+  const costNano = row.cost_nano;
+  deps.sync.recordUsage(row);
+  deps.sync.touchKey(key.id, row.created_at);
 
   const costUsd = nanoToUsd(costNano);
   deps.log.info(
@@ -74,7 +72,7 @@ export function recordRealtimeResponse(
   );
 
   const m = deps.metrics;
-  m.requests.inc({ endpoint: REALTIME_ENDPOINT, status: String(status) });
+  m.requests.inc({ endpoint: REALTIME_ENDPOINT, status: String(row.status) });
   if (usage) {
     m.tokens.inc({ model: session.model, direction: 'input' }, usage.inputTokens);
     m.tokens.inc({ model: session.model, direction: 'output' }, usage.outputTokens);
