@@ -2,7 +2,7 @@
 // `error` events, and close codes that may be sent on the wire.
 import { randomBytes } from 'node:crypto';
 import { GatewayError, invalidRequest, serverError } from '../core/errors.ts';
-import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../http/json-body.ts';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../core/json-depth.ts';
 import { isObject, type Json } from './translate/shapes.ts';
 
 const TYPE_PREFIX = '{"type":"';

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { checkModelAllowed, type Principal } from '../auth/key-store.ts';
 import { invalidRequest, modelNotFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
-import { modelParam } from '../http/model-param.ts';
+import { modelParam } from '../core/model-param.ts';
 import type { Candidate } from '../pipeline/router.ts';
 import { SessionBilling } from './billing.ts';
 import type { RealtimeGeneration } from '../core/contracts/realtime-codec.ts';

@@ -1,11 +1,18 @@
 import { EventEmitter } from 'node:events';
 import { Gauge, type Registry } from 'prom-client';
-import type { RealtimeLimits } from '../config/env.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { LiveSession } from './types.ts';
 
 /** how long a shutdown waits for clients to complete their close handshakes after billing is done */
 const CLOSE_HANDSHAKE_MS = 1_000;
+
+/** The configuration's realtime limits (config/env.ts) that the registry applies */
+export interface SessionLimits {
+  /** open sessions one key may hold on this instance; 0 = no limit */
+  maxSessionsPerKey: number;
+  /** ping interval towards both sockets */
+  pingIntervalMs: number;
+}
 
 /**
  * The realtime sessions of this instance: per-key session counts (the limit is per instance),
@@ -17,14 +24,14 @@ export class RealtimeSessions {
   /** 'opened' and 'closed' (session), 'backpressure' (session, direction): for tests and observers */
   readonly events = new EventEmitter();
   private readonly perKey = new Map<string, number>();
-  private readonly limits: RealtimeLimits;
+  private readonly limits: SessionLimits;
   private ticker: NodeJS.Timeout | undefined;
   private readonly checkIntervalMs: number;
   private checker: NodeJS.Timeout | undefined;
   private checkQueued = false;
 
   /** `checkIntervalMs`: how often keys and accounts are checked (the sync interval) */
-  constructor(limits: RealtimeLimits, registry: Registry, checkIntervalMs: number) {
+  constructor(limits: SessionLimits, registry: Registry, checkIntervalMs: number) {
     this.limits = limits;
     this.checkIntervalMs = checkIntervalMs;
     const live = this.live;

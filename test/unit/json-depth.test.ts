@@ -2,7 +2,7 @@
 // kind of escaped quote and backslash run) never count, and the answer agrees with the real depth.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { jsonDepthExceeds } from '../../src/http/json-body.ts';
+import { jsonDepthExceeds } from '../../src/core/json-depth.ts';
 
 const exceeds = (text: string, limit: number) => jsonDepthExceeds(Buffer.from(text), limit);
 

@@ -8,7 +8,7 @@ import { measureDuration } from '../../../media/audio-duration.ts';
 import { readMultipart } from '../../../media/uploads.ts';
 import { runOperation } from '../../../pipeline/run-operation.ts';
 import { checkModelAllowed } from '../../authenticate.ts';
-import { modelParam } from '../../model-param.ts';
+import { modelParam } from '../../../core/model-param.ts';
 import { contextOf } from '../../request-context.ts';
 
 /** Bytes per second assumed only to bound the hold for audio the library could not measure (8 kb/s). */

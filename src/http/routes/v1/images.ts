@@ -11,7 +11,7 @@ import { readMultipart } from '../../../media/uploads.ts';
 import type { DecodedResponse } from '../../../core/contracts/vendor-codec.ts';
 import { runOperation } from '../../../pipeline/run-operation.ts';
 import { checkModelAllowed } from '../../authenticate.ts';
-import { modelParam } from '../../model-param.ts';
+import { modelParam } from '../../../core/model-param.ts';
 import { contextOf } from '../../request-context.ts';
 
 /**

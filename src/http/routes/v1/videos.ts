@@ -14,7 +14,7 @@ import type { DecodedResponse, TargetInfo } from '../../../core/contracts/vendor
 import { runOperation } from '../../../pipeline/run-operation.ts';
 import type { VideoJobRow } from '../../../store/schema.ts';
 import { checkModelAllowed } from '../../authenticate.ts';
-import { modelParam } from '../../model-param.ts';
+import { modelParam } from '../../../core/model-param.ts';
 import { contextOf } from '../../request-context.ts';
 import type { IdParams } from '../params.ts';
 

@@ -12,7 +12,7 @@ import { counterFor } from '../../../pipeline/off-loop-counter.ts';
 import { bodyBytesOf } from '../../../core/tokens/prompt-estimate.ts';
 import { runOperation } from '../../../pipeline/run-operation.ts';
 import { bearerToken, checkModelAllowed } from '../../authenticate.ts';
-import { modelParam } from '../../model-param.ts';
+import { modelParam } from '../../../core/model-param.ts';
 import { contextOf } from '../../request-context.ts';
 import type { WildcardParams } from '../params.ts';
 

@@ -1,4 +1,4 @@
-import { invalidRequest } from '../core/errors.ts';
+import { invalidRequest } from './errors.ts';
 
 /** The longest model id a client may send (the JSON schemas' `model` says the same). */
 export const MAX_MODEL_LENGTH = 256;
