@@ -4,6 +4,8 @@ import type { Principal } from '../auth/key-store.ts';
 import type { Hold, Ledger } from '../billing/ledger.ts';
 import type { SharedHold, SharedHolds } from '../billing/shared-holds.ts';
 import type { Catalogue } from '../catalogue/catalogue.ts';
+import type { OffLoopCounter } from '../core/contracts/token-counter.ts';
+import type { OpenOutputCap } from '../core/contracts/open-output-cap.ts';
 import type { DecodedResponse, OperationCodec, TargetInfo } from '../core/contracts/vendor-codec.ts';
 import type { GatewayError } from '../core/errors.ts';
 import type { PaidEstimate } from '../core/paid-features.ts';
@@ -12,6 +14,7 @@ import type { Usage } from '../core/usage.ts';
 import type { KeyRateLimiter } from '../limits/rate-limiter.ts';
 import type { RequestLog } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import type { RequestTrace, Tracer } from '../observability/tracing.ts';
 import type { StateSync } from '../store/state-sync.ts';
 import type { Candidate, OperationName, Router } from './router.ts';
 import type { UpstreamClient } from './upstream-client.ts';
@@ -35,6 +38,8 @@ export interface PipelineDeps {
   metrics: Metrics;
   /** cross-instance reservations, when REDIS_URL is set */
   sharedHolds: SharedHolds | undefined;
+  /** OpenTelemetry spans, or the no-op tracer */
+  tracer: Tracer;
 }
 
 export interface OperationRequest<Call, Result = never> {
@@ -61,31 +66,18 @@ export interface OperationRequest<Call, Result = never> {
    * native predictions, video jobs). Runs before anything is charged: when it throws, nothing is.
    */
   respond?: (decoded: DecodedResponse<Result>, info: { target: TargetInfo; hold: Hold; shared: SharedHold | undefined }) => Promise<Responded>;
-  /** serves the operation with another operation's codec where a provider's family lacks it */
+  /** serves the operation through a codec composed from the family's `via` codec (chat, messages where a family lacks it) */
   bridge?: OperationBridge<Call>;
 }
 
 /**
- * Lets a provider whose family lacks an operation serve it through another one: the messages
- * format through chat, translated both ways. The bridge is the client dialect's business; the
- * pipeline only asks it for a codec.
+ * A codec the pipeline composes from a family's codec for `via`: a chat request with the client
+ * dialect's encoder (chat-codec.ts, used whatever the family), the messages format through chat
+ * where a family lacks the native one (messages-bridge.ts).
  */
 export interface OperationBridge<Call> {
   via: OperationName;
   codecFor(viaCodec: OperationCodec<never>): OperationCodec<Call>;
-}
-
-/**
- * The output cap of a request that set none: the model's whole output when the balance covers
- * it, else the configured allowance already in `estimate.outputTokens`. Either way the call sends
- * upstream exactly the cap that was reserved for, so the vendor cannot bill more than was held.
- */
-export interface OpenOutputCap {
-  modelMaxTokens: number;
-  /** answers generated per request (`n`): the cap holds for each */
-  choices: number;
-  /** the call now sends `tokens` upstream as its output cap */
-  grant(tokens: number): void;
 }
 
 export interface Responded {
@@ -125,6 +117,8 @@ export interface CallHolds {
   /** the call's hold across instances (REDIS_URL) */
   shared: SharedHold | undefined;
   pricing: Pricing;
+  /** the request's spans (settlement among them); a shared no-op while tracing is off */
+  trace: RequestTrace;
 }
 
 /**
