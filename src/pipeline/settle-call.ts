@@ -1,3 +1,4 @@
+import { releaseHeld, settleHeld, type HeldMoney } from '../billing/settle-held.ts';
 import { priceOf } from '../core/pricing.ts';
 import { usageRowOf } from './request-record.ts';
 import type { CallHolds, OperationRequest, PipelineDeps, RequestContext, RequestOutcome } from './types.ts';
@@ -12,15 +13,16 @@ import type { CallHolds, OperationRequest, PipelineDeps, RequestContext, Request
 export function settleCall<Call, Result>(deps: PipelineDeps, ctx: RequestContext, op: OperationRequest<Call, Result>, outcome: RequestOutcome, holds: CallHolds): void {
   const hold = holds.hold;
   if (!hold || holds.holdTaken || !hold.open) return;
+  holds.trace.settling();
   if (!outcome.usage) {
-    deps.ledger.release(hold);
-    deps.sharedHolds?.release(holds.shared);
+    releaseHeld(deps, heldOf(hold, holds));
+    holds.trace.settled(outcome);
     return;
   }
   outcome.costNano = priceOf(holds.pricing, outcome.usage, op.meter);
-  const entryKey = `charge:${ctx.requestId}`;
   // the usage row goes into the settlement log with the charge (replayed with it); recordRequest queues the final one
-  const usage = deps.sync.settlementLog && outcome.costNano > 0 ? usageRowOf(ctx, op.endpoint, op.model, outcome, Date.now()) : undefined;
-  deps.ledger.settle(hold, outcome.costNano, { entryKey, requestId: ctx.requestId, ...(usage && { usage }) });
-  deps.sharedHolds?.settle(holds.shared, ctx.principal.accountId, entryKey, outcome.costNano);
+  settleHeld(deps, heldOf(hold, holds), { entryKey: `charge:${ctx.requestId}`, requestId: ctx.requestId, costNano: outcome.costNano, usage: () => usageRowOf(ctx, op.endpoint, op.model, outcome, Date.now()) });
+  holds.trace.settled(outcome);
 }
+
+const heldOf = (hold: NonNullable<CallHolds['hold']>, holds: CallHolds): HeldMoney => ({ holds: [hold], shared: holds.shared ? [holds.shared] : [] });
