@@ -1,5 +1,7 @@
 import { once } from 'node:events';
 import type { ByteStream } from '../core/contracts/vendor-codec.ts';
+import { priceOf } from '../core/pricing.ts';
+import { costHeaders } from './answer-cost.ts';
 import { settleCall } from './settle-call.ts';
 import { transportFailure } from './relay-sse.ts';
 import type { AttemptResult, AttemptScope, UpstreamBodyStream } from './types.ts';
@@ -17,7 +19,9 @@ export async function relayBytes<Call, Result>(scope: AttemptScope<Call, Result>
   let committed = false;
   const commit = () => {
     reply.hijack();
-    res.writeHead(200, { ...ctx.responseHeaders, 'content-type': info.contentType });
+    // the cost is known from the request: priced as settleCall will charge it
+    const cost = costHeaders({ costNano: priceOf(scope.holds.pricing, info.usage, scope.op.meter), estimated: false });
+    res.writeHead(200, { ...ctx.responseHeaders, ...cost, 'content-type': info.contentType });
     committed = true;
   };
 

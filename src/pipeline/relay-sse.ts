@@ -3,6 +3,7 @@ import { emptyUsage } from '../core/usage.ts';
 import { SseDecoder } from '../core/sse.ts';
 import { KeepAliveTicker, StreamSink } from './client-sink.ts';
 import { relayEvents, type StreamRelay } from '../core/contracts/vendor-codec.ts';
+import { withCost } from './answer-cost.ts';
 import { settleCall } from './settle-call.ts';
 import type { AttemptResult, AttemptScope, UpstreamBodyStream } from './types.ts';
 import { UpstreamTransportError } from './upstream-client.ts';
@@ -96,7 +97,7 @@ export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result
   outcome.usage = end.usage ?? { ...emptyUsage(), inputTokens: op.estimate.inputTokens, outputTokens: relay.deliveredOutputTokens() };
   outcome.estimated = end.usage === null;
   settleCall(deps, ctx, op, outcome, scope.holds);
-  finish(end.trailer);
+  finish(withCost(end.trailer, outcome));
   return { kind: 'done' };
 }
 

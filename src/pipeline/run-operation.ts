@@ -4,6 +4,7 @@ import { priceOf, type Pricing } from '../core/pricing.ts';
 import { GatewayError, modelNotFound, serverError, upstreamUnavailable } from '../core/errors.ts';
 import { emptyUsage } from '../core/usage.ts';
 import { authHeaders } from './auth-headers.ts';
+import { costHeaders, withCost } from './answer-cost.ts';
 import type { OperationCodec, TargetInfo } from '../core/contracts/vendor-codec.ts';
 import { relayBytes } from './relay-bytes.ts';
 import { ClientGone, relayStream, transportFailure } from './relay-sse.ts';
@@ -231,6 +232,11 @@ async function answer<Call, Result>(
     outcome.estimated = decoded.usage === null;
     // charged (and logged) before the answer goes out: see settleCall
     settleCall(deps, ctx, op, outcome, state);
+    reply.headers(costHeaders(outcome));
+    answer = { ...answer, body: withCost(answer.body, outcome) };
+  } else {
+    // the hold went to a job, settled when it ends: what it holds is the cost expected
+    reply.headers(costHeaders({ costNano: state.hold!.amount, estimated: true }));
   }
   reply.code(status).headers(ctx.responseHeaders).header('content-type', answer.contentType).send(answer.body);
   return { kind: 'done' };

@@ -121,9 +121,10 @@ describe('OpenAIPassthroughRelay', () => {
 
   test('a mapped model is renamed back to the public id in every chunk', () => {
     const relay = new OpenAIPassthroughRelay(mapped, true, deltaText);
-    const out = run(relay, upstreamStream('llama-3.1-8b'));
+    // the usage chunk is held back into the trailer
+    const out = run(relay, upstreamStream('llama-3.1-8b')) + relay.end().trailer;
     assert.equal(out.includes('llama-3.1-8b'), false);
-    const events = clientEvents(out).map((d) => JSON.parse(d) as { model: string });
+    const events = clientEvents(out).filter((d) => d !== '[DONE]').map((d) => JSON.parse(d) as { model: string });
     assert.equal(events.length, 4);
     assert.ok(events.every((e) => e.model === 'gpt-4o-mini'));
   });
@@ -133,6 +134,16 @@ describe('OpenAIPassthroughRelay', () => {
     run(relay, [chunk('gpt-4o-mini', 'The quick brown fox'), chunk('gpt-4o-mini', ' jumps over the lazy dog.'), 'data-not-json']);
     assert.equal(relay.deliveredOutputTokens(), countTextTokens('The quick brown fox jumps over the lazy dog.'));
     assert.ok(relay.deliveredOutputTokens() > 0);
+  });
+
+  test('the last usage chunk is held back into the trailer (where the pipeline adds the cost), an earlier one goes out before what follows', () => {
+    const relay = new OpenAIPassthroughRelay(same, true, deltaText);
+    const usage = (n: number) => `{"id":"c","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[],"usage":{"prompt_tokens":${n},"completion_tokens":1,"total_tokens":${n + 1}}}`;
+    assert.equal(relay.onEvent(ev(usage(1))), '');
+    assert.equal(relay.onEvent(ev(chunk('gpt-4o-mini', 'x'))), `data: ${usage(1)}\n\ndata: ${chunk('gpt-4o-mini', 'x')}\n\n`);
+    assert.equal(relay.onEvent(ev(usage(2))), '');
+    assert.equal(relay.onEvent(ev('[DONE]')), '');
+    assert.equal(relay.end().trailer, `data: ${usage(2)}\n\ndata: [DONE]\n\n`);
   });
 
   test('errorEvent renders the OpenAI error envelope as one data event', () => {

@@ -72,7 +72,11 @@ export interface StreamOutcome {
   /** the upstream ended the stream properly (e.g. `[DONE]` seen) */
   complete: boolean;
   usage: Usage | null;
-  /** text to write after the last event when the stream completed */
+  /**
+   * text to write after the last event when the stream completed, written after settlement: the
+   * closing events, and the last one that carries usage (a relay holds it back), whose usage
+   * object the pipeline adds the settled cost to
+   */
   trailer: string;
   /** an in-band error the upstream sent mid-stream */
   error?: GatewayError;

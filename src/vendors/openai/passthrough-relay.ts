@@ -26,12 +26,15 @@ const UNCHANGED = Symbol('unchanged');
 
 /**
  * The family's pass-through: its stream to a client that reads the same wire, event by event,
- * unchanged but for three things: the usage-only chunk is dropped when the client did not ask
- * for it, the model id is renamed back when the provider maps it, and an in-band upstream error
- * stops the stream. Usage is read on the side; cumulative, so the last report wins.
+ * unchanged but for four things: the usage-only chunk is dropped when the client did not ask
+ * for it, the model id is renamed back when the provider maps it, an in-band upstream error
+ * stops the stream, and the last event that carries usage is held back into the trailer. Usage
+ * is read on the side; cumulative, so the last report wins.
  */
 export class OpenAIPassthroughRelay implements StreamRelay {
   private usage: Usage | null = null;
+  /** the last event that carried usage, held back to be written as part of the trailer */
+  private held = '';
   private done = false;
   private readonly delivered: Array<string | Uint8Array> = [];
   /** the byte path's unfinished last event */
@@ -71,15 +74,24 @@ export class OpenAIPassthroughRelay implements StreamRelay {
       this.failed = inBandError(data);
       return '';
     }
+    let holds = false;
     if (data.includes(USAGE_KEY)) {
       const json = parseOrNull(data);
       this.usage = fromOpenAIUsage(json?.usage) ?? this.usage;
       if (json?.service_tier !== undefined) this.echoedTier = json.service_tier;
       if (!this.clientWantsUsage && Array.isArray(json?.choices) && json.choices.length === 0) return '';
+      holds = true;
     }
     if (this.renameFrom !== null) data = data.replace(this.renameFrom, this.renameTo);
     this.delivered.push(data);
-    return sseData(data);
+    // the last usage goes out in the trailer (the pipeline adds to it what it settled); a held one before anything later
+    const earlier = this.held;
+    if (!holds) {
+      this.held = '';
+      return earlier + sseData(data);
+    }
+    this.held = sseData(data);
+    return earlier;
   }
 
   /**
@@ -131,7 +143,7 @@ export class OpenAIPassthroughRelay implements StreamRelay {
 
   end(): StreamOutcome {
     const usage = this.usage && this.finish ? this.finish(this.usage, this.echoedTier) : this.usage;
-    return { complete: this.done, usage, trailer: this.done ? DONE : '' };
+    return { complete: this.done, usage, trailer: this.done ? this.held + DONE : '' };
   }
 
   errorEvent(error: GatewayError): string {
@@ -170,7 +182,7 @@ export class OpenAIPassthroughRelay implements StreamRelay {
     }
     // events that need a look inside: usage, a renamed model, an error (JSON that starts with "error")
     const data = bytes.subarray(dataStart, end);
-    if (this.renameFrom !== null || hasUsage || mayBeError(bytes, dataStart, end)) {
+    if (this.renameFrom !== null || hasUsage || this.held !== '' || mayBeError(bytes, dataStart, end)) {
       return this.onEvent({ data: data.toString('utf8'), event: undefined, id: undefined });
     }
     this.delivered.push(data);
