@@ -1,11 +1,7 @@
 import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { googleErrorDialect } from './dialects/google/error-envelope.ts';
 import type { Gateway } from './gateway.ts';
 import { adminAuth } from './http/admin-auth.ts';
-import { admitBeforeWork } from './http/admission.ts';
-import { authenticateWith } from './http/authenticate.ts';
-import { registerErrorDialect } from './http/error-envelope.ts';
 import { clientErrorHandler, frameworkErrors } from './http/client-errors.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { registerJsonBodyParser } from './http/json-body.ts';
@@ -19,22 +15,21 @@ import { registerModelAdminRoutes } from './http/routes/admin/models.ts';
 import { registerProviderRoutes } from './http/routes/admin/providers.ts';
 import { registerMediaRoutes } from './http/routes/media.ts';
 import { registerSystemRoutes } from './http/routes/system.ts';
+import { registerDialects } from './http/routes/dialect-routes.ts';
 import { registerAudioRoutes } from './http/routes/v1/audio.ts';
 import { registerImageRoutes } from './http/routes/v1/images.ts';
 import { registerRetrievalRoutes } from './http/routes/v1/retrieval.ts';
 import { registerVideoRoutes } from './http/routes/v1/videos.ts';
-import { googleKey, registerPredictRoutes } from './http/routes/v1beta/predict.ts';
 import { registerConsole } from './console/plugin.ts';
-import { registerMessagesRoutes } from './http/routes/v1/messages.ts';
 import { registerModelRoutes } from './http/routes/v1/models.ts';
-import { registerTextRoutes } from './http/routes/v1/text.ts';
 import { newRequestId } from './core/ids.ts';
 import { realtimeUpgradeHandler, registerRealtimeRoute } from './realtime/upgrade.ts';
 
 /**
  * The HTTP application: every plugin registered explicitly, in order. Tests call it too.
- * Client routes authenticate in onRequest (before the body is read), each dialect with its own
- * key header, and are admitted (rate limit, balance) in preHandler, before any work on the body;
+ * Client routes are mounted per dialect from src/dialects/registry.ts: each authenticates in
+ * onRequest (before the body is read) with its own key places, and is admitted (rate limit,
+ * balance) in preHandler, before any work on the body;
  * admin routes check the admin token; every answer carries x-request-id. Realtime
  * WebSocket upgrades are handled by src/realtime on the server's `upgrade` event.
  */
@@ -71,36 +66,24 @@ export async function buildApp(gateway: Gateway): Promise<FastifyInstance> {
     done();
   });
   app.setErrorHandler(errorHandler(gateway));
-  registerErrorDialect(googleErrorDialect);
-  await app.register(async (v1) => {
-    v1.addHook('onRequest', authenticateWith(gateway));
-    v1.addHook('preHandler', admitBeforeWork(gateway));
-    registerTextRoutes(v1, gateway);
-    registerModelRoutes(v1, gateway);
-    registerRetrievalRoutes(v1, gateway);
-    // multipart forms (audio, image edits, videos) are read as streams by the routes; files are
-    // spooled to disk, each one refused past MODELGATE_MAX_UPLOAD_BYTES. The plugin lives in this
-    // scope only: its two async hooks ran on every request of every route when it was global.
-    await v1.register(async (uploads) => {
-      await uploads.register(multipart, { limits: { fileSize: gateway.config.media.maxUploadBytes } });
-      registerAudioRoutes(uploads, gateway);
-      registerImageRoutes(uploads, gateway);
-      registerVideoRoutes(uploads, gateway);
-    });
-  });
-
-  await app.register(async (v1beta) => {
-    v1beta.addHook('onRequest', authenticateWith(gateway, googleKey));
-    v1beta.addHook('preHandler', admitBeforeWork(gateway));
-    registerPredictRoutes(v1beta, gateway);
+  // every dialect's routes from the registry; the OpenAI wire's hand-written ones join its scope
+  await registerDialects(app, gateway, {
+    openai: async (v1) => {
+      registerModelRoutes(v1, gateway);
+      registerRetrievalRoutes(v1, gateway);
+      // multipart forms (audio, image edits, videos) are read as streams by the routes; files are
+      // spooled to disk, each one refused past MODELGATE_MAX_UPLOAD_BYTES. The plugin lives in this
+      // scope only: its two async hooks ran on every request of every route when it was global.
+      await v1.register(async (uploads) => {
+        await uploads.register(multipart, { limits: { fileSize: gateway.config.media.maxUploadBytes } });
+        registerAudioRoutes(uploads, gateway);
+        registerImageRoutes(uploads, gateway);
+        registerVideoRoutes(uploads, gateway);
+      });
+    },
   });
 
   registerMediaRoutes(app, gateway);
-
-  // the messages format authenticates with its own header (x-api-key, or Bearer)
-  await app.register(async (messages) => {
-    registerMessagesRoutes(messages, gateway);
-  });
 
   await app.register(async (admin) => {
     admin.addHook('onRequest', adminAuth(gateway.config.adminToken));

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyStore, Principal } from '../auth/key-store.ts';
 import type { Ledger } from '../billing/ledger.ts';
+import type { KeyPlace } from '../core/contracts/dialect.ts';
 import { authenticationError, modelNotFound } from '../core/errors.ts';
 
 declare module 'fastify' {
@@ -9,13 +10,43 @@ declare module 'fastify' {
   }
 }
 
-/** `Authorization: Bearer <key>`; the messages and Google dialects add their own headers. */
+/** `Authorization: Bearer <key>`; the messages and Google dialects add their own places (keyFrom). */
 export function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (!header) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1];
 }
+
+/** Reads a dialect's key from its places, in order (Dialect.keys). */
+export function keyFrom(places: readonly KeyPlace[]): (request: FastifyRequest) => string | undefined {
+  if (places.length === 1 && places[0] === 'bearer') return bearerToken;
+  const readers = places.map((place) => keyReaders[place]);
+  return (request) => {
+    for (const read of readers) {
+      const key = read(request);
+      if (key) return key;
+    }
+    return undefined;
+  };
+}
+
+const header = (name: string) => (request: FastifyRequest) => {
+  const value = request.headers[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+};
+
+const keyReaders: Record<KeyPlace, (request: FastifyRequest) => string | undefined> = {
+  bearer: bearerToken,
+  'x-api-key': header('x-api-key'),
+  'x-goog-api-key': header('x-goog-api-key'),
+  // read in onRequest, before any route's schema: the query is whatever the client sent
+  'query-key': (request) => {
+    const query: unknown = request.query;
+    const key = typeof query === 'object' && query !== null && 'key' in query ? query.key : undefined;
+    return typeof key === 'string' && key ? key : undefined;
+  },
+};
 
 /** The keys in memory and whether their accounts are disabled: all authentication looks at. */
 export interface AuthenticateDeps {

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../core/errors.ts';
-import { openaiErrorDialect } from '../dialects/openai/error-envelope.ts';
+import { fallbackDialect } from '../dialects/registry.ts';
 import { errorDialectFor } from './error-envelope.ts';
 
 /**
@@ -23,7 +23,7 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
 
 /**
  * What Node's HTTP parser refuses (oversized headers, a timed-out or unparsable request): the
- * path is unknown here, so the answer is in the OpenAI envelope, written on the socket as Node
+ * path is unknown here, so the answer is in the default (OpenAI) envelope, written on the socket as Node
  * and Fastify do by default, and the connection is closed.
  */
 export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
@@ -35,7 +35,7 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
         ? [431, 'The request line and headers are too large (at most 16 KiB): send long values in the body.', 'headers_too_large']
         : [400, 'The request is not valid HTTP.', 'bad_request'];
   const body = JSON.stringify(
-    openaiErrorDialect.render(new GatewayError({ status, type: 'invalid_request_error', message, code })),
+    fallbackDialect.errors.render(new GatewayError({ status, type: 'invalid_request_error', message, code })),
   );
   if (socket.writable) {
     socket.write(

@@ -1,17 +1,13 @@
 import type { ErrorDialect } from '../core/contracts/error-dialect.ts';
-import { openaiErrorDialect } from '../dialects/openai/error-envelope.ts';
+import { dialects, fallbackDialect } from '../dialects/registry.ts';
+
+/** the dialects that claim paths of their own; every other path is the fallback's */
+const claiming: readonly ErrorDialect[] = dialects.filter((dialect) => dialect !== fallbackDialect).map((dialect) => dialect.errors);
 
 /**
- * Each client dialect has its own error body (contract §3). The dialect is chosen by path;
- * dialects added later register here.
+ * Each client dialect has its own error body (contract §3), chosen by path from the registry —
+ * also for what fails before a route matched (an unknown path, a malformed one).
  */
-const dialects: ErrorDialect[] = [];
-
-/** Registers a dialect ahead of the OpenAI default (which matches everything). */
-export function registerErrorDialect(dialect: ErrorDialect): void {
-  if (!dialects.some((d) => d.name === dialect.name)) dialects.push(dialect);
-}
-
 export function errorDialectFor(path: string): ErrorDialect {
-  return dialects.find((d) => d.matches(path)) ?? openaiErrorDialect;
+  return claiming.find((dialect) => dialect.matches(path)) ?? fallbackDialect.errors;
 }

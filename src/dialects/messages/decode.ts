@@ -1,7 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import { invalidRequest } from '../../core/errors.ts';
 import type { ChatCall, CountTokensCall, MessagesCall } from '../../core/contracts/vendor-codec.ts';
-import type { Decoded } from '../_kit/decoded.ts';
+import type { Decoded } from '../../core/contracts/dialect.ts';
 import { convertRequest } from './convert-request.ts';
 import { PromptEstimate } from '../../core/tokens/prompt-estimate.ts';
 import { countMessagesTokens } from './count-tokens.ts';
@@ -9,19 +8,20 @@ import { paidMessagesFeatures } from './paid-features.ts';
 import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 
 type Body = Record<string, unknown>;
+type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
 /**
  * The native headers: the API version (the spec's `native-version`, or its vendor spelling that
  * the official clients send) is required; feature flags are passed on to a native upstream.
  */
-export function nativeHeaders(request: FastifyRequest): { nativeVersion: string; nativeBeta: string | undefined } {
-  const version = header(request, 'native-version') ?? header(request, 'anthropic-version');
+export function nativeHeaders(headers: Headers): { nativeVersion: string; nativeBeta: string | undefined } {
+  const version = header(headers, 'native-version') ?? header(headers, 'anthropic-version');
   if (!version) throw invalidRequest('The native-version header is required (for example "native-version: 2023-06-01").', 'native-version');
-  return { nativeVersion: version, nativeBeta: header(request, 'anthropic-beta') };
+  return { nativeVersion: version, nativeBeta: header(headers, 'anthropic-beta') };
 }
 
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
+function header(headers: Headers, name: string): string | undefined {
+  const value = headers[name];
   return Array.isArray(value) ? value.join(',') : value || undefined;
 }
 

@@ -3,7 +3,7 @@ import { invalidRequest } from '../../core/errors.ts';
 import type { IrChatRequest } from '../../core/ir/chat.ts';
 import type { ChatOutput } from '../../core/ir/output.ts';
 import type { ChatCall } from '../../core/contracts/vendor-codec.ts';
-import type { Decoded } from '../_kit/decoded.ts';
+import type { Decoded } from '../../core/contracts/dialect.ts';
 import { PromptEstimate as LazyPromptEstimate } from '../../core/tokens/prompt-estimate.ts';
 import { countChatPromptTokens, IMAGE_ALLOWANCE, REPLY_PRIMER } from '../../core/tokens/token-counter.ts';
 import { paidChatFeatures } from './chat-paid-features.ts';

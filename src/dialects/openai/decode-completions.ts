@@ -2,7 +2,7 @@ import { invalidRequest } from '../../core/errors.ts';
 import type { CompletionsCall } from '../../core/contracts/vendor-codec.ts';
 import { PromptEstimate } from '../../core/tokens/prompt-estimate.ts';
 import { countPromptTokens } from '../../core/tokens/token-counter.ts';
-import type { Decoded } from '../_kit/decoded.ts';
+import type { Decoded } from '../../core/contracts/dialect.ts';
 
 /** Legacy completions default to 16 output tokens (the vendor's documented default). */
 const DEFAULT_COMPLETION_TOKENS = 16;

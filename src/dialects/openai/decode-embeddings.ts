@@ -3,7 +3,7 @@ import { invalidRequest } from '../../core/errors.ts';
 import type { EmbeddingsCall } from '../../core/contracts/vendor-codec.ts';
 import type { OffLoopCounter } from '../../core/contracts/token-counter.ts';
 import type { TextCounter } from '../../core/tokens/token-counter.ts';
-import type { Decoded } from '../_kit/decoded.ts';
+import type { Decoded } from '../../core/contracts/dialect.ts';
 
 const MAX_INPUT_TOKENS = 8192;
 

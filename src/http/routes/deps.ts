@@ -15,16 +15,19 @@ import type { StateSync } from '../../store/state-sync.ts';
  * satisfies every one of them as it is; no route sees the whole gateway.
  */
 
-/** Chat, legacy completions, embeddings: the pipeline and the output cap of a request that sets none. */
-export type TextRouteDeps = PipelineDeps & { config: Pick<Config, 'defaultMaxOutputTokens'> };
+/**
+ * Every dialect's routes (src/http/routes/dialect-routes.ts): the pipeline, authentication and
+ * admission in each dialect's scope, the output cap of a request that sets none, and the longer
+ * wait for a media answer's upstream.
+ */
+export type DialectRouteDeps = PipelineDeps &
+  AuthenticateDeps &
+  AdmissionDeps & { config: Pick<Config, 'defaultMaxOutputTokens'> & { media: Pick<Config['media'], 'upstreamTimeoutMs'> } };
 
 /** `/v1/models`: which providers serve which model, and the catalogue's owner of each. */
 export type ModelListDeps = { router: Pick<Router, 'all' | 'servedModels' | 'serves'>; catalogue: PipelineDeps['catalogue'] };
 
-/** The native messages endpoints authenticate and admit in their own scope. */
-export type MessagesRouteDeps = PipelineDeps & AuthenticateDeps & AdmissionDeps;
-
-/** Audio and native predictions: uploads are spooled within these limits, media answers wait longer for the upstream. */
+/** Audio: uploads are spooled within these limits, media answers wait longer for the upstream. */
 export type MediaRouteDeps = PipelineDeps & {
   config: { media: Pick<Config['media'], 'uploadDir' | 'maxUploadBytes' | 'maxUploadTotalBytes' | 'upstreamTimeoutMs'> };
 };

@@ -1,0 +1,167 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
+import type { Decoded, DecodeContext, Dialect, DialectRoute, RouteInput } from '../../core/contracts/dialect.ts';
+import type { DecodedResponse, MessagesCall } from '../../core/contracts/vendor-codec.ts';
+import { modelNotFound, notFound } from '../../core/errors.ts';
+import type { ChatOutput } from '../../core/ir/output.ts';
+import { modelParam } from '../../core/model-param.ts';
+import { bodyBytesOf } from '../../core/tokens/prompt-estimate.ts';
+import { countTextTokens, type TextCounter } from '../../core/tokens/token-counter.ts';
+import { dialects } from '../../dialects/registry.ts';
+import { chatThrough } from '../../pipeline/chat-codec.ts';
+import { messagesThroughChat } from '../../pipeline/messages-bridge.ts';
+import { offLoopCounter } from '../../pipeline/off-loop-counter.ts';
+import { runOperation } from '../../pipeline/run-operation.ts';
+import type { OperationBridge, OperationRequest } from '../../pipeline/types.ts';
+import { admitBeforeWork } from '../admission.ts';
+import { authenticateWith, bearerToken, checkModelAllowed, keyFrom } from '../authenticate.ts';
+import { contextOf } from '../request-context.ts';
+import type { DialectRouteDeps } from './deps.ts';
+import type { WildcardParams } from './params.ts';
+
+/** Routes of a dialect that are not a plain decode → pipeline (uploads, jobs, listings), registered in its scope. */
+export type ExtraRoutes = (scope: FastifyInstance) => Promise<void> | void;
+
+/**
+ * Every dialect of src/dialects/registry.ts, mounted the same way: a scope per dialect that reads
+ * the key from the dialect's places (onRequest, before the body is read) and admits the request
+ * (preHandler: rate limit, balance); then each route's schema, the key's model allowlist, the
+ * texts counted (off the event loop when large), the dialect's decoder, and the pipeline.
+ * `extras` adds a dialect's hand-written routes to its scope; `list` is the registry's (tests pass their own).
+ */
+export async function registerDialects(
+  app: FastifyInstance,
+  deps: DialectRouteDeps,
+  extras: Partial<Record<string, ExtraRoutes>> = {},
+  list: readonly Dialect[] = dialects,
+): Promise<void> {
+  const admit = admitBeforeWork(deps);
+  const byPrefix = new Map<string, Map<string, VerbRoute>>();
+  for (const dialect of list) {
+    const authenticate = authenticateWith(deps, keyFrom(dialect.keys));
+    const plain: DialectRoute[] = [];
+    for (const route of dialect.routes) {
+      const verbPath = VERB_PATH.exec(route.path);
+      if (!verbPath) {
+        plain.push(route);
+        continue;
+      }
+      const [, prefix, verb] = verbPath as unknown as [string, string, string];
+      const verbs = byPrefix.get(prefix) ?? new Map<string, VerbRoute>();
+      verbs.set(verb, { route, authenticate });
+      byPrefix.set(prefix, verbs);
+    }
+    await app.register(async (scope) => {
+      scope.addHook('onRequest', authenticate);
+      scope.addHook('preHandler', admit);
+      for (const route of plain) scope.post(route.path, { schema: { body: route.schema } }, (request, reply) => serve(deps, route, request, reply, undefined));
+      await extras[dialect.name]?.(scope);
+    });
+  }
+  for (const [prefix, verbs] of byPrefix) mountVerbs(app, prefix, verbs, deps, admit);
+}
+
+/** `…/{model}:verb`: the verbs of one prefix share a wildcard route (model ids may contain slashes), whichever dialects they belong to. */
+const VERB_PATH = /^(.*\/)\{model\}:([A-Za-z]+)$/;
+
+interface VerbRoute {
+  route: DialectRoute;
+  /** its dialect's key check: the shared route runs the one of the verb asked for */
+  authenticate: ReturnType<typeof authenticateWith>;
+}
+
+function verbOf(target: string): { model: string; verb: string } {
+  const colon = target.lastIndexOf(':');
+  return colon > 0 ? { model: target.slice(0, colon), verb: target.slice(colon + 1) } : { model: target, verb: '' };
+}
+
+function mountVerbs(app: FastifyInstance, prefix: string, verbs: Map<string, VerbRoute>, deps: DialectRouteDeps, admit: ReturnType<typeof admitBeforeWork>): void {
+  // one verb: its schema is the route's; several: each verb's body is checked once the verb is known
+  const only = verbs.size === 1 ? [...verbs.values()][0]!.route : undefined;
+  // an unknown verb is refused after the key check of the prefix's first dialect
+  const first = [...verbs.values()][0]!;
+  const served = [...verbs.keys()].map((verb) => `{model}:${verb}`).join(', ');
+  app.post<WildcardParams>(
+    `${prefix}*`,
+    {
+      ...(only && { schema: { body: only.schema } }),
+      onRequest: (request, reply, done) => (verbs.get(verbOf(request.params['*']).verb) ?? first).authenticate(request, reply, done),
+      preHandler: admit,
+    },
+    async (request, reply) => {
+      const target = request.params['*'];
+      const { model, verb } = verbOf(target);
+      const route = verbs.get(verb)?.route;
+      if (!route) throw notFound(`There is no POST ${prefix}${target}; this gateway serves ${served} here.`, null, 'unknown_path');
+      modelParam(model);
+      if (!only) validateBody(request, route);
+      return serve(deps, route, request, reply, model);
+    },
+  );
+}
+
+/** A body checked by the route's validator compiler, refused as Fastify refuses a schema's (400 naming the field). */
+function validateBody(request: FastifyRequest, route: DialectRoute): void {
+  const validate = request.compileValidationSchema(route.schema, 'body');
+  if (!validate(request.body)) throw Object.assign(new Error('The request body does not match its schema.'), { statusCode: 400, validation: validate.errors });
+}
+
+async function serve(deps: DialectRouteDeps, route: DialectRoute, request: FastifyRequest, reply: FastifyReply, pathModel: string | undefined): Promise<unknown> {
+  const input: RouteInput<unknown> = { body: request.body, pathModel, headers: request.headers, bodyBytes: bodyBytesOf(request.headers), bearer: bearerToken(request) !== undefined };
+  const principal = request.principal!;
+  const named = route.model(input);
+  if (route.precheck) {
+    checkModelAllowed(principal, named);
+    if (route.precheck === 'served' && !deps.router.serves(named)) throw modelNotFound(named);
+  }
+  let catalogued: CatalogueModel | undefined;
+  const context = (count: TextCounter): DecodeContext => ({
+    get model() {
+      return (catalogued ??= deps.catalogue.get(named));
+    },
+    count,
+    offLoop: offLoopCounter,
+    defaultMaxOutputTokens: deps.config.defaultMaxOutputTokens,
+  });
+  let count: TextCounter = countTextTokens;
+  if (route.countsTexts) {
+    const counter = offLoopCounter.counterFor((collect) => route.decode(input, context(collect)), input.bodyBytes);
+    count = typeof counter === 'function' ? counter : await counter;
+  }
+  const decoded = route.decode(input, context(count));
+  if (!route.precheck) checkModelAllowed(principal, decoded.model);
+
+  if (route.countLocally && deps.router.candidates(decoded.model, route.operation).length === 0) {
+    if (!deps.router.serves(decoded.model)) throw modelNotFound(decoded.model);
+    const counted = offLoopCounter.countPrompt(input.body, route.countLocally.measure, input.bodyBytes);
+    const tokens = typeof counted === 'number' ? counted : await counted;
+    reply.header('x-request-id', request.correlationId);
+    if (request.admission) reply.headers(request.admission);
+    return route.countLocally.answer(tokens);
+  }
+  await runOperation(deps, contextOf(request), operationOf(deps, route, decoded), reply);
+  return reply;
+}
+
+function operationOf(deps: DialectRouteDeps, route: DialectRoute, decoded: Decoded<unknown>): OperationRequest<unknown, unknown> {
+  const { output, answer, ...call } = decoded;
+  return {
+    operation: route.operation,
+    endpoint: route.path,
+    ...call,
+    ...(output && { bridge: bridgeOf(route, output) }),
+    ...(route.media && { firstByteTimeoutMs: deps.config.media.upstreamTimeoutMs }),
+    ...(answer && { respond: async (result: DecodedResponse<unknown>) => ({ body: answer(result.result as never), contentType: 'application/json' }) }),
+  };
+}
+
+/** A chat request composes the client's encoder with the family's chat codec; another operation with an encoder is served through chat where a family lacks it. */
+function bridgeOf(route: DialectRoute, output: ChatOutput): OperationBridge<unknown> {
+  if (route.operation === 'chat') return chatThrough(output) as OperationBridge<unknown>;
+  let bridge = throughChat.get(output);
+  if (!bridge) throughChat.set(output, (bridge = messagesThroughChat(output)));
+  return bridge as OperationBridge<unknown>;
+}
+
+/** one bridge per client encoder: it caches the codecs it composes */
+const throughChat = new WeakMap<ChatOutput, OperationBridge<MessagesCall>>();
