@@ -106,6 +106,7 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
       apiKey: (record) => {
         keys.apply(record);
         ledger.applyKeySpend(record.id, record.spentNano);
+        ledger.applyKeyBudget(record);
         realtime.credentialsChanged();
       },
       modelOverride: (record) => catalogue.applyOverride(record),

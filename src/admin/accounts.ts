@@ -2,6 +2,8 @@ import { invalidRequest, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { nanoToUsd, usdToNano, type MoneyFormat } from '../core/money.ts';
 import type { AdminDeps } from './deps.ts';
+import { budgetPatch, budgetSpentView } from './budgets.ts';
+import type { BudgetFields } from './schemas.ts';
 import type { AccountListQuery, AccountRecord } from '../store/repositories/accounts.ts';
 
 /** An account with its live balance: USD numbers for the admin API, exact strings for the console. */
@@ -19,6 +21,9 @@ function viewOf<T>(deps: AdminDeps, record: AccountRecord, money: MoneyFormat<T>
     balance_usd: money(deps.ledger.balance(record.id) ?? record.balanceNano),
     reserved_usd: money(deps.ledger.reserved(record.id)),
     disabled: record.disabled,
+    budget_usd: record.budgetNano === null ? null : money(record.budgetNano),
+    budget_period: record.budgetPeriod,
+    ...budgetSpentView(deps, 'account', record, money),
     created_at: new Date(record.createdAt).toISOString(),
   };
 }
@@ -40,8 +45,10 @@ export async function findAccount(deps: AdminDeps, id: string): Promise<AccountR
   return record;
 }
 
-export async function updateAccount(deps: AdminDeps, id: string, patch: { name?: string; email?: string | null; disabled?: boolean }): Promise<AccountRecord> {
-  const record = await deps.repos.accounts.update(id, patch);
+export async function updateAccount(deps: AdminDeps, id: string, body: { name?: string; email?: string | null; disabled?: boolean } & BudgetFields): Promise<AccountRecord> {
+  const { budget_usd, budget_period, ...patch } = body;
+  const current = budget_usd !== undefined || budget_period !== undefined ? await findAccount(deps, id) : undefined;
+  const record = await deps.repos.accounts.update(id, { ...patch, ...budgetPatch({ ...(budget_usd !== undefined && { budget_usd }), ...(budget_period && { budget_period }) }, current) });
   if (!record) throw notFound(`No account with id "${id}".`, 'id');
   await deps.sync.refresh();
   return record;

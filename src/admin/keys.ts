@@ -6,6 +6,7 @@ import { keysPage } from '../store/repositories/api-keys-page.ts';
 import type { ApiKeyRecord, KeyLimits } from '../store/repositories/api-keys.ts';
 import type { AdminDeps } from './deps.ts';
 import { findAccount } from './accounts.ts';
+import { budgetPatch, budgetSpentView } from './budgets.ts';
 import type { KeyCreate, KeyPatch } from './schemas.ts';
 
 /** Who sets a key's limits: the operator's hold whatever the customer sets; the customer's may only tighten them. */
@@ -26,6 +27,8 @@ function limitsOf<T>(limits: KeyLimits, money: MoneyFormat<T>) {
     tpm: limits.tpm,
     max_spend_usd: limits.maxSpendNano === null ? null : money(limits.maxSpendNano),
     models: limits.models,
+    budget_usd: limits.budgetNano === null ? null : money(limits.budgetNano),
+    budget_period: limits.budgetPeriod,
   };
 }
 
@@ -51,6 +54,8 @@ function keyOf<T>(deps: AdminDeps, record: ApiKeyRecord, money: MoneyFormat<T>) 
     ...limitsOf(record.operator, money),
     customer_limits: limitsOf(record.customer, money),
     spent_usd: money(deps.ledger.keySpent(record.id) || record.spentNano),
+    // against the budget that applies (the tighter of the operator's and the customer's own)
+    ...budgetSpentView(deps, 'key', record, money),
     last_used_at: record.lastUsedAt === null ? null : new Date(record.lastUsedAt).toISOString(),
     created_at: new Date(record.createdAt).toISOString(),
   };
@@ -87,6 +92,7 @@ export async function createKey(deps: AdminDeps, accountId: string, body: KeyCre
     rpm: body.rpm ?? null,
     tpm: body.tpm ?? null,
     maxSpendNano: body.max_spend_usd == null ? null : usdToNano(body.max_spend_usd),
+    ...budgetPatch(body, undefined),
   };
   const record = await deps.repos.apiKeys.insert({
     id: newId('key'),
@@ -94,14 +100,15 @@ export async function createKey(deps: AdminDeps, accountId: string, body: KeyCre
     name: body.name ?? null,
     keyHash: hashApiKey(secret),
     keyHint: keyHint(secret),
-    ...(setBy === 'operator' ? limits : { expiresAt: null, models: null, rpm: null, tpm: null, maxSpendNano: null, customer: limits }),
+    ...(setBy === 'operator' ? limits : { expiresAt: null, models: null, rpm: null, tpm: null, maxSpendNano: null, budgetNano: null, budgetPeriod: null, customer: limits }),
   });
   await deps.sync.refresh();
   return { record, secret };
 }
 
 export async function updateKey(deps: AdminDeps, id: string, body: KeyPatch, setBy: LimitsSetBy = 'operator'): Promise<ApiKeyRecord> {
-  const limits = limitsPatch(body);
+  const current = body.budget_usd !== undefined || body.budget_period !== undefined ? await deps.repos.apiKeys.get(id) : undefined;
+  const limits = limitsPatch(body, current && limitsSetBy(current, setBy));
   const record = await deps.repos.apiKeys.update(id, {
     ...(body.name !== undefined && { name: body.name }),
     ...(setBy === 'operator' ? limits : { customer: limits }),
@@ -111,8 +118,14 @@ export async function updateKey(deps: AdminDeps, id: string, body: KeyPatch, set
   return record;
 }
 
-/** The limits a patch names, in the store's units. */
-export function limitsPatch(body: KeyPatch): Partial<KeyLimits> {
+/** The limits `setBy` changes on a key; a customer's budget without a period of its own counts the operator's. */
+export function limitsSetBy(record: ApiKeyRecord, setBy: LimitsSetBy): KeyLimits {
+  if (setBy === 'operator') return record.operator;
+  return { ...record.customer, budgetPeriod: record.customer.budgetPeriod ?? record.operator.budgetPeriod };
+}
+
+/** The limits a patch names, in the store's units; `current`: the limits it changes (for a budget's period). */
+export function limitsPatch(body: KeyPatch, current?: KeyLimits): Partial<KeyLimits> {
   const expiresAt = parseExpiry(body.expires_at);
   return {
     ...(expiresAt !== undefined && { expiresAt }),
@@ -121,6 +134,7 @@ export function limitsPatch(body: KeyPatch): Partial<KeyLimits> {
     ...(body.rpm !== undefined && { rpm: body.rpm }),
     ...(body.tpm !== undefined && { tpm: body.tpm }),
     ...(body.max_spend_usd !== undefined && { maxSpendNano: body.max_spend_usd === null ? null : usdToNano(body.max_spend_usd) }),
+    ...budgetPatch(body, current),
   };
 }
 

@@ -108,11 +108,19 @@ export const AccountCreateSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** A periodic budget (contract §4): at most `budget_usd` per UTC day, ISO week or calendar month; null: none. */
+const budgetFields = {
+  budget_usd: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1_000_000 }), Type.Null()])),
+  budget_period: Type.Optional(Type.Union([Type.Literal('day'), Type.Literal('week'), Type.Literal('month')])),
+};
+export type BudgetFields = { budget_usd?: number | null; budget_period?: 'day' | 'week' | 'month' };
+
 export const AccountPatchSchema = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     email: Type.Optional(Type.Union([Type.String({ maxLength: 320 }), Type.Null()])),
     disabled: Type.Optional(Type.Boolean()),
+    ...budgetFields,
   },
   { additionalProperties: false },
 );
@@ -132,6 +140,7 @@ const keyFields = {
   rpm: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 100_000_000 }), Type.Null()])),
   tpm: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 10_000_000_000 }), Type.Null()])),
   max_spend_usd: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1_000_000 }), Type.Null()])),
+  ...budgetFields,
 };
 
 export const KeyCreateSchema = Type.Object(keyFields, { additionalProperties: false });

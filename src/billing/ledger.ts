@@ -1,6 +1,8 @@
 import { authenticationError, insufficientQuota } from '../core/errors.ts';
-import { nanoToUsd, type Nano } from '../core/money.ts';
+import type { Nano } from '../core/money.ts';
 import type { AccountRecord } from '../store/repositories/accounts.ts';
+import type { ApiKeyRecord } from '../store/repositories/api-keys.ts';
+import { Budgets, formatUsd, type BudgetSlot, type BudgetState } from './budgets.ts';
 import type { LedgerEntry } from '../store/repositories/ledger.ts';
 import type { LedgerKind, NewUsageRow } from '../store/schema.ts';
 
@@ -27,6 +29,8 @@ export interface Hold {
   readonly amount: Nano;
   /** part of the key's spend cap this hold occupies (0 when the key has no cap) */
   readonly keyHeld: Nano;
+  /** the periodic budgets (key, account) `amount` is held against */
+  readonly budgets: readonly BudgetSlot[];
   open: boolean;
 }
 
@@ -46,6 +50,9 @@ export class Ledger {
   private readonly keySpend = new Map<string, KeySpend>();
   private openHolds = 0;
   private readonly sink: EntrySink;
+  /** the time of charges and of budget periods; tests set it to move between periods */
+  clock: () => number = Date.now;
+  private readonly budgets = new Budgets(() => this.clock());
 
   constructor(sink: EntrySink) {
     this.sink = sink;
@@ -60,6 +67,17 @@ export class Ledger {
     } else {
       this.balances.set(record.id, { committed: record.balanceNano, local: 0, held: 0, disabled: record.disabled });
     }
+    this.budgets.apply('account', record.id, budgetOf(record), record.periodSpend);
+  }
+
+  /** From the state sync: a key's periodic budget and its committed spend per period. */
+  applyKeyBudget(record: Pick<ApiKeyRecord, 'id' | 'budgetNano' | 'budgetPeriod' | 'periodSpend'>): void {
+    this.budgets.apply('key', record.id, budgetOf(record), record.periodSpend);
+  }
+
+  /** A key's or an account's budget and its spend this period (charges not yet committed included), or none. */
+  budget(subject: 'account' | 'key', id: string): BudgetState | undefined {
+    return this.budgets.state(subject, id);
   }
 
   /** From the state sync: a key's committed spend. */
@@ -97,10 +115,12 @@ export class Ledger {
   headroom(accountId: string, key: { id: string; maxSpendNano: Nano | null } | null): Nano {
     const b = this.balances.get(accountId);
     if (!b) return 0;
-    const available = b.committed + b.local - b.held;
-    if (!key || key.maxSpendNano === null) return available;
+    const available = Math.min(b.committed + b.local - b.held, this.budgets.left('account', accountId));
+    if (!key) return available;
+    const budgeted = Math.min(available, this.budgets.left('key', key.id));
+    if (key.maxSpendNano === null) return budgeted;
     const spend = this.spendOf(key.id);
-    return Math.min(available, key.maxSpendNano - spend.committed - spend.local - spend.held);
+    return Math.min(budgeted, key.maxSpendNano - spend.committed - spend.local - spend.held);
   }
 
   /**
@@ -111,11 +131,15 @@ export class Ledger {
   requireHeadroom(accountId: string, key: { id: string; maxSpendNano: Nano | null }): void {
     const b = this.balances.get(accountId);
     if (!b || b.committed + b.local - b.held <= 0) throw insufficientQuota('Your balance is used up. Top up your account to continue.');
-    if (key.maxSpendNano === null) return;
-    const spend = this.keySpend.get(key.id);
-    if ((spend ? spend.committed + spend.local + spend.held : 0) >= key.maxSpendNano) {
-      throw insufficientQuota(`This API key reached its spend cap of $${formatUsd(key.maxSpendNano)}. Raise the cap or use another key.`);
+    if (key.maxSpendNano !== null) {
+      const spend = this.keySpend.get(key.id);
+      if ((spend ? spend.committed + spend.local + spend.held : 0) >= key.maxSpendNano) {
+        throw insufficientQuota(`This API key reached its spend cap of $${formatUsd(key.maxSpendNano)}. Raise the cap or use another key.`);
+      }
     }
+    // a spent budget (nothing left of it) answers here, before any work
+    this.budgets.check('key', key.id, 0);
+    this.budgets.check('account', accountId, 0);
   }
 
   reserve(accountId: string, key: { id: string; maxSpendNano: Nano | null } | null, amount: Nano): Hold {
@@ -130,6 +154,8 @@ export class Ledger {
         `Insufficient balance: this request may cost up to $${formatUsd(amount)} but $${formatUsd(available)} is available. Top up, or lower max_tokens.`,
       );
     }
+    // the budgets refuse before anything is held; held against them with the balance
+    const budgets = [key && this.budgets.check('key', key.id, amount), this.budgets.check('account', accountId, amount)].filter((slot) => slot !== undefined && slot !== null);
     let keyHeld = 0;
     if (key && key.maxSpendNano !== null) {
       const spend = this.spendOf(key.id);
@@ -140,8 +166,9 @@ export class Ledger {
       keyHeld = amount;
     }
     b.held += amount;
+    for (const slot of budgets) slot.held += amount;
     this.openHolds++;
-    return { accountId, keyId: key?.id ?? null, amount, keyHeld, open: true };
+    return { accountId, keyId: key?.id ?? null, amount, keyHeld, budgets, open: true };
   }
 
   /**
@@ -153,7 +180,7 @@ export class Ledger {
     const b = this.balances.get(accountId);
     if (b) b.held += amount;
     this.openHolds++;
-    return { accountId, keyId, amount, keyHeld: 0, open: true };
+    return { accountId, keyId, amount, keyHeld: 0, budgets: [], open: true };
   }
 
   /**
@@ -163,7 +190,7 @@ export class Ledger {
    */
   holdIncurred(accountId: string, keyId: string | null): Hold {
     this.openHolds++;
-    return { accountId, keyId, amount: 0, keyHeld: 0, open: true };
+    return { accountId, keyId, amount: 0, keyHeld: 0, budgets: [], open: true };
   }
 
   /** Charges `cost` (which may exceed the hold: the overrun of one request) and closes the hold. */
@@ -179,7 +206,7 @@ export class Ledger {
         kind: 'charge',
         amountNano: -cost,
         note: entry.note ?? null,
-        createdAt: Date.now(),
+        createdAt: this.clock(),
       },
       entry.usage ?? null,
     );
@@ -200,7 +227,7 @@ export class Ledger {
 
   /** Credits (positive) or corrections (negative) by an operator. */
   adjust(accountId: string, amount: Nano, kind: Extract<LedgerKind, 'credit' | 'correction' | 'refund' | 'redemption'>, entryKey: string, note: string | null): void {
-    this.apply({ entryKey, accountId, keyId: null, requestId: null, kind, amountNano: amount, note, createdAt: Date.now() });
+    this.apply({ entryKey, accountId, keyId: null, requestId: null, kind, amountNano: amount, note, createdAt: this.clock() });
   }
 
   /** After a batch reached the database: its entries are now part of `committed`. */
@@ -220,6 +247,7 @@ export class Ledger {
         s.local += entry.amountNano;
         if (committed) s.committed -= entry.amountNano;
       }
+      if (entry.kind === 'charge') this.budgets.reconciled(entry, committed);
     }
   }
 
@@ -230,6 +258,7 @@ export class Ledger {
     const b = this.balances.get(entry.accountId);
     if (b) b.local += entry.amountNano;
     if (entry.keyId && entry.kind === 'charge') this.spendOf(entry.keyId).local -= entry.amountNano;
+    if (entry.kind === 'charge') this.budgets.charged(entry);
   }
 
   /** false when the hold was already closed */
@@ -240,6 +269,7 @@ export class Ledger {
     const b = this.balances.get(hold.accountId);
     if (b) b.held -= hold.amount;
     if (hold.keyId && hold.keyHeld > 0) this.spendOf(hold.keyId).held -= hold.keyHeld;
+    for (const slot of hold.budgets) slot.held -= hold.amount;
     return true;
   }
 
@@ -253,7 +283,7 @@ export class Ledger {
   }
 }
 
-function formatUsd(nano: Nano): string {
-  const usd = nanoToUsd(nano);
-  return usd >= 0.01 ? usd.toFixed(2) : usd.toPrecision(2);
+/** A record's budget columns as one budget, or none. */
+function budgetOf(record: Pick<AccountRecord, 'budgetNano' | 'budgetPeriod'>) {
+  return record.budgetNano === null || record.budgetPeriod === null ? null : { nano: record.budgetNano, period: record.budgetPeriod };
 }

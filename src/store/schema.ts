@@ -10,6 +10,8 @@ import type { ConsoleTables } from './console-schema.ts';
  */
 
 type Int = ColumnType<number, number, number>;
+/** an integer column with a default: optional on insert */
+type DefaultInt = ColumnType<number, number | undefined, number>;
 type Flag = ColumnType<number, number | undefined, number>;
 
 export interface MetaTable {
@@ -49,6 +51,15 @@ export interface AccountsTable {
   email: string | null;
   balance_nano: Int;
   disabled: Flag;
+  /** 007-budgets: the periodic budget and the charges per period kind (start of the period counted, its sum) */
+  budget_nano: number | null;
+  budget_period: string | null;
+  spent_day_start: DefaultInt;
+  spent_day_nano: DefaultInt;
+  spent_week_start: DefaultInt;
+  spent_week_nano: DefaultInt;
+  spent_month_start: DefaultInt;
+  spent_month_nano: DefaultInt;
   seq: Int;
   created_at: Int;
   updated_at: Int;
@@ -74,6 +85,17 @@ export interface ApiKeysTable {
   customer_tpm: number | null;
   customer_max_spend_nano: number | null;
   customer_models: string | null; // JSON string[] allowlist
+  customer_budget_nano: number | null;
+  customer_budget_period: string | null;
+  /** 007-budgets: the periodic budget and the charges per period kind (start of the period counted, its sum) */
+  budget_nano: number | null;
+  budget_period: string | null;
+  spent_day_start: DefaultInt;
+  spent_day_nano: DefaultInt;
+  spent_week_start: DefaultInt;
+  spent_week_nano: DefaultInt;
+  spent_month_start: DefaultInt;
+  spent_month_nano: DefaultInt;
   spent_nano: Int;
   last_used_at: number | null;
   seq: Int;

@@ -34,8 +34,8 @@ for (const database of bothDatabases('keylimits')) {
       // what the console writes for the customer, on the other instance
       const own = await b.gateway.repos.apiKeys.update(customer.keyId, { customer: { disabled: false, maxSpendNano: 5_000_000, rpm: null, tpm: 500, models: ['gpt-4o', 'gpt-5'] } });
       assert.ok(own);
-      assert.deepEqual(own.operator, { disabled: true, expiresAt: null, rpm: 60, tpm: null, maxSpendNano: 10_000_000, models: ['gpt-4o-mini', 'gpt-4o'] });
-      assert.deepEqual(own.customer, { disabled: false, expiresAt: null, rpm: null, tpm: 500, maxSpendNano: 5_000_000, models: ['gpt-4o', 'gpt-5'] });
+      assert.deepEqual(own.operator, { disabled: true, expiresAt: null, rpm: 60, tpm: null, maxSpendNano: 10_000_000, models: ['gpt-4o-mini', 'gpt-4o'], budgetNano: null, budgetPeriod: null });
+      assert.deepEqual(own.customer, { disabled: false, expiresAt: null, rpm: null, tpm: 500, maxSpendNano: 5_000_000, models: ['gpt-4o', 'gpt-5'], budgetNano: null, budgetPeriod: null });
 
       await eventually(() => a.gateway.keys.get(customer.keyId)?.customer.tpm === 500, 'the customer’s limits reached the first instance');
       const effective = a.gateway.keys.get(customer.keyId)!;

@@ -44,6 +44,9 @@ for (const database of bothDatabases('usage_unique')) {
       for (const column of ['customer_disabled', 'customer_expires_at', 'customer_rpm', 'customer_tpm', 'customer_max_spend_nano', 'customer_models']) {
         await first.db.schema.alterTable('api_keys').dropColumn(column).execute();
       }
+      const budgetColumns = ['budget_nano', 'budget_period', 'spent_day_start', 'spent_day_nano', 'spent_week_start', 'spent_week_nano', 'spent_month_start', 'spent_month_nano'];
+      for (const column of [...budgetColumns, 'customer_budget_nano', 'customer_budget_period']) await first.db.schema.alterTable('api_keys').dropColumn(column).execute();
+      for (const column of budgetColumns) await first.db.schema.alterTable('accounts').dropColumn(column).execute();
       await sql`delete from kysely_migration where name > '003-console'`.execute(first.db);
       await first.close();
 

@@ -6,7 +6,8 @@ import type { AccountRecord } from '../../src/store/repositories/accounts.ts';
 import type { LedgerEntry } from '../../src/store/repositories/ledger.ts';
 
 function account(id: string, balanceNano: number, disabled = false): AccountRecord {
-  return { id, name: id, email: null, balanceNano, disabled, seq: 1, createdAt: 0 };
+  const none = { start: 0, nano: 0 };
+  return { id, name: id, email: null, balanceNano, disabled, budgetNano: null, budgetPeriod: null, periodSpend: { day: none, week: none, month: none }, seq: 1, createdAt: 0 };
 }
 
 function assertGatewayError(fn: () => unknown, status: number, type: string): GatewayError {

@@ -4,6 +4,7 @@ import { findAccount } from '../../admin/accounts.ts';
 import { ledgerPage } from '../../admin/ledger.ts';
 import { modelPriceView } from '../../admin/models.ts';
 import { usageSeries, usageTotals } from '../../admin/usage.ts';
+import { budgetSpentView } from '../../admin/budgets.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import type { ConsoleContext } from '../context.ts';
 import { clientBaseUrl } from '../public-url.ts';
@@ -54,6 +55,10 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: ConsoleContext
       low_balance_usd: usdString(settings.low_balance_nano),
       low_balance: balance < settings.low_balance_nano,
       account_disabled: account.disabled,
+      // the account's periodic budget and its spend this period (nulls: none)
+      budget_usd: account.budgetNano === null ? null : usdString(account.budgetNano),
+      budget_period: account.budgetPeriod,
+      ...budgetSpentView(deps, 'account', account, usdString),
       today: totalsView(today),
       week: totalsView(week),
       month: totalsView(month),

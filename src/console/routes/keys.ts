@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { accountKeysPage, createKey, findKey, limitsPatch, revokeKey, rollKey, updateKey } from '../../admin/keys.ts';
+import { accountKeysPage, createKey, findKey, limitsPatch, limitsSetBy, revokeKey, rollKey, updateKey } from '../../admin/keys.ts';
 import { KeyCreateSchema, KeyPatchSchema, type KeyCreate, type KeyPatch } from '../../admin/schemas.ts';
 import { notFound } from '../../core/errors.ts';
 import { nanoToUsd } from '../../core/money.ts';
@@ -53,7 +53,7 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
   app.patch<IdParams & { Body: KeyPatch }>('/console/api/keys/:id', { ...opts, schema: { body: KeyPatchSchema } }, async (request) => {
     // the customer's own limits: they may tighten the operator's, never lift them
     const current = await ownKey(request, request.params.id);
-    refuseLoosening(current.operator, limitsPatch(request.body));
+    refuseLoosening(current.operator, limitsPatch(request.body, limitsSetBy(current, 'customer')));
     return { key: consoleKeyView(deps, await updateKey(deps, request.params.id, request.body, 'customer')) };
   });
 

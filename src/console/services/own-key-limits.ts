@@ -27,6 +27,7 @@ export function refuseLoosening(operator: KeyLimits, patch: Partial<KeyLimits>):
       throw forbidden(`The operator allows this key only ${allowed.join(', ')}; ${beyond.join(', ')} cannot be added.`, 'models');
     }
   }
+  refuseLooserBudget(operator, patch);
   for (const [limit, field, show] of FIELDS) {
     const imposed = operator[limit];
     const wanted = patch[limit];
@@ -34,6 +35,19 @@ export function refuseLoosening(operator: KeyLimits, patch: Partial<KeyLimits>):
     if (wanted === null || wanted > imposed) {
       throw forbidden(`The operator limits ${field} of this key to ${show(imposed)}; you may set a tighter limit only.`, field);
     }
+  }
+}
+
+/** Under the operator's budget a customer's own counts the same period and is no larger (or none at all above it). */
+function refuseLooserBudget(operator: KeyLimits, patch: Partial<KeyLimits>): void {
+  if (operator.budgetNano === null || operator.budgetPeriod === null) return;
+  if (patch.budgetNano === undefined && patch.budgetPeriod === undefined) return;
+  const imposed = `$${nanoToUsd(operator.budgetNano)} per ${operator.budgetPeriod}`;
+  if (patch.budgetPeriod !== undefined && patch.budgetPeriod !== null && patch.budgetPeriod !== operator.budgetPeriod) {
+    throw forbidden(`The operator's budget of this key is ${imposed}; your own budget must count the same period.`, 'budget_period');
+  }
+  if (patch.budgetNano === null || (patch.budgetNano !== undefined && patch.budgetNano > operator.budgetNano)) {
+    throw forbidden(`The operator limits budget_usd of this key to ${imposed}; you may set a tighter budget only.`, 'budget_usd');
   }
 }
 

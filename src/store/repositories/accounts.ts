@@ -1,6 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { AccountRow, Database } from '../schema.ts';
 import { nextSeq } from '../seq.ts';
+import type { BudgetPeriod, PeriodSpend } from '../../core/budget-period.ts';
+import { budgetOf, periodSpendOf } from './api-keys.ts';
 
 export interface AccountRecord {
   id: string;
@@ -9,8 +11,21 @@ export interface AccountRecord {
   /** the journal's sum as last committed to the database */
   balanceNano: number;
   disabled: boolean;
+  /** a periodic budget: at most `budgetNano` charged per `budgetPeriod` (both set, or both null) */
+  budgetNano: number | null;
+  budgetPeriod: BudgetPeriod | null;
+  /** the account's charges per period kind, as committed */
+  periodSpend: PeriodSpend;
   seq: number;
   createdAt: number;
+}
+
+export interface AccountPatch {
+  name?: string;
+  email?: string | null;
+  disabled?: boolean;
+  budgetNano?: number | null;
+  budgetPeriod?: BudgetPeriod | null;
 }
 
 export function toAccountRecord(row: AccountRow): AccountRecord {
@@ -20,6 +35,8 @@ export function toAccountRecord(row: AccountRow): AccountRecord {
     email: row.email,
     balanceNano: row.balance_nano,
     disabled: row.disabled === 1,
+    ...budgetOf(row.budget_nano, row.budget_period),
+    periodSpend: periodSpendOf(row),
     seq: row.seq,
     createdAt: row.created_at,
   };
@@ -46,7 +63,7 @@ export function accountsRepository(db: Kysely<Database>) {
       return toAccountRecord(row);
     },
 
-    async update(id: string, patch: { name?: string; email?: string | null; disabled?: boolean }): Promise<AccountRecord | undefined> {
+    async update(id: string, patch: AccountPatch): Promise<AccountRecord | undefined> {
       const row = await db.transaction().execute(async (trx) =>
         trx
           .updateTable('accounts')
@@ -54,6 +71,8 @@ export function accountsRepository(db: Kysely<Database>) {
             ...(patch.name !== undefined && { name: patch.name }),
             ...(patch.email !== undefined && { email: patch.email }),
             ...(patch.disabled !== undefined && { disabled: patch.disabled ? 1 : 0 }),
+            ...(patch.budgetNano !== undefined && { budget_nano: patch.budgetNano }),
+            ...(patch.budgetPeriod !== undefined && { budget_period: patch.budgetPeriod }),
             seq: await nextSeq(trx),
             updated_at: Date.now(),
           })

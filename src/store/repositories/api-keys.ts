@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { isBudgetPeriod, type BudgetPeriod, type PeriodSpend } from '../../core/budget-period.ts';
 import type { ApiKeyRow, Database } from '../schema.ts';
 import { nextSeq } from '../seq.ts';
 
@@ -11,6 +12,9 @@ export interface KeyLimits {
   maxSpendNano: number | null;
   /** allowed model ids */
   models: string[] | null;
+  /** a periodic budget: at most `budgetNano` charged per `budgetPeriod` (both set, or both null) */
+  budgetNano: number | null;
+  budgetPeriod: BudgetPeriod | null;
 }
 
 /**
@@ -31,7 +35,12 @@ export interface ApiKeyRecord {
   rpm: number | null;
   tpm: number | null;
   maxSpendNano: number | null;
+  /** the budget that applies (see `effectiveBudget`) */
+  budgetNano: number | null;
+  budgetPeriod: BudgetPeriod | null;
   spentNano: number;
+  /** the key's charges per period kind, as committed */
+  periodSpend: PeriodSpend;
   lastUsedAt: number | null;
   seq: number;
   createdAt: number;
@@ -40,11 +49,12 @@ export interface ApiKeyRecord {
 }
 
 /** `expiresAt`, `models`, `rpm`, `tpm` and `maxSpendNano` are the operator's; `customer` the customer's own. */
-export type ApiKeyInput = Pick<ApiKeyRecord, 'id' | 'accountId' | 'name' | 'keyHash' | 'keyHint' | 'expiresAt' | 'models' | 'rpm' | 'tpm' | 'maxSpendNano'> & {
+export type ApiKeyInput = Pick<ApiKeyRecord, 'id' | 'accountId' | 'name' | 'keyHash' | 'keyHint' | 'expiresAt' | 'models' | 'rpm' | 'tpm' | 'maxSpendNano'> &
+  Partial<Pick<ApiKeyRecord, 'budgetNano' | 'budgetPeriod'>> & {
   customer?: Partial<KeyLimits>;
 };
 /** The limit fields change the operator's; `customer` changes the customer's own. */
-export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, 'name' | 'expiresAt' | 'disabled' | 'models' | 'rpm' | 'tpm' | 'maxSpendNano'>> & {
+export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, 'name' | 'expiresAt' | 'disabled' | 'models' | 'rpm' | 'tpm' | 'maxSpendNano' | 'budgetNano' | 'budgetPeriod'>> & {
   customer?: Partial<KeyLimits>;
 };
 
@@ -64,6 +74,46 @@ function bothAllow(a: string[] | null, b: string[] | null): string[] | null {
 
 const modelList = (json: string | null): string[] | null => (json === null ? null : (JSON.parse(json) as string[]));
 
+/** A budget as stored: both columns, or none. */
+export function budgetOf(nano: number | null, period: string | null): Pick<KeyLimits, 'budgetNano' | 'budgetPeriod'> {
+  return nano !== null && isBudgetPeriod(period) ? { budgetNano: nano, budgetPeriod: period } : { budgetNano: null, budgetPeriod: null };
+}
+
+/**
+ * The budget that applies: the operator's or the customer's, the smaller of both when they count
+ * the same period (the console lets a customer set only that); otherwise the operator's.
+ */
+function effectiveBudget(operator: KeyLimits, customer: KeyLimits): Pick<KeyLimits, 'budgetNano' | 'budgetPeriod'> {
+  if (operator.budgetNano === null) return { budgetNano: customer.budgetNano, budgetPeriod: customer.budgetPeriod };
+  if (customer.budgetNano === null || customer.budgetPeriod !== operator.budgetPeriod) return { budgetNano: operator.budgetNano, budgetPeriod: operator.budgetPeriod };
+  return { budgetNano: Math.min(operator.budgetNano, customer.budgetNano), budgetPeriod: operator.budgetPeriod };
+}
+
+/** The spend-per-period columns of a key or account row. */
+export function periodSpendOf(row: {
+  spent_day_start: number;
+  spent_day_nano: number;
+  spent_week_start: number;
+  spent_week_nano: number;
+  spent_month_start: number;
+  spent_month_nano: number;
+}): PeriodSpend {
+  return {
+    day: { start: Number(row.spent_day_start), nano: Number(row.spent_day_nano) },
+    week: { start: Number(row.spent_week_start), nano: Number(row.spent_week_nano) },
+    month: { start: Number(row.spent_month_start), nano: Number(row.spent_month_nano) },
+  };
+}
+
+/** The operator's budget columns, for the fields a patch or an insert names. */
+function budgetColumns(limits: Partial<KeyLimits> | undefined) {
+  if (!limits) return {};
+  return {
+    ...(limits.budgetNano !== undefined && { budget_nano: limits.budgetNano }),
+    ...(limits.budgetPeriod !== undefined && { budget_period: limits.budgetPeriod }),
+  };
+}
+
 export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
   const operator: KeyLimits = {
     disabled: row.disabled === 1,
@@ -72,6 +122,7 @@ export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
     tpm: row.tpm,
     maxSpendNano: row.max_spend_nano,
     models: modelList(row.models),
+    ...budgetOf(row.budget_nano, row.budget_period),
   };
   const customer: KeyLimits = {
     disabled: row.customer_disabled === 1,
@@ -80,6 +131,7 @@ export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
     tpm: row.customer_tpm,
     maxSpendNano: row.customer_max_spend_nano,
     models: modelList(row.customer_models),
+    ...budgetOf(row.customer_budget_nano, row.customer_budget_period),
   };
   return {
     id: row.id,
@@ -94,7 +146,9 @@ export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
     rpm: tighter(operator.rpm, customer.rpm),
     tpm: tighter(operator.tpm, customer.tpm),
     maxSpendNano: tighter(operator.maxSpendNano, customer.maxSpendNano),
+    ...effectiveBudget(operator, customer),
     spentNano: row.spent_nano,
+    periodSpend: periodSpendOf(row),
     lastUsedAt: row.last_used_at,
     seq: row.seq,
     createdAt: row.created_at,
@@ -113,6 +167,8 @@ function customerColumns(limits: Partial<KeyLimits> | undefined) {
     ...(limits.tpm !== undefined && { customer_tpm: limits.tpm }),
     ...(limits.maxSpendNano !== undefined && { customer_max_spend_nano: limits.maxSpendNano }),
     ...(limits.models !== undefined && { customer_models: limits.models === null ? null : JSON.stringify(limits.models) }),
+    ...(limits.budgetNano !== undefined && { customer_budget_nano: limits.budgetNano }),
+    ...(limits.budgetPeriod !== undefined && { customer_budget_period: limits.budgetPeriod }),
   };
 }
 
@@ -134,6 +190,7 @@ export function apiKeysRepository(db: Kysely<Database>) {
             rpm: input.rpm,
             tpm: input.tpm,
             max_spend_nano: input.maxSpendNano,
+            ...budgetColumns(input),
             ...customerColumns(input.customer),
             spent_nano: 0,
             last_used_at: null,
@@ -160,6 +217,7 @@ export function apiKeysRepository(db: Kysely<Database>) {
             ...(patch.rpm !== undefined && { rpm: patch.rpm }),
             ...(patch.tpm !== undefined && { tpm: patch.tpm }),
             ...(patch.maxSpendNano !== undefined && { max_spend_nano: patch.maxSpendNano }),
+            ...budgetColumns(patch),
             ...customerColumns(patch.customer),
             seq: await nextSeq(trx),
             updated_at: Date.now(),

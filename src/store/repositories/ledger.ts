@@ -3,6 +3,7 @@ import { RowStatement, statementChunks } from '../row-statement.ts';
 import type { Database, LedgerKind, LedgerRow, NewLedgerRow, NewUsageRow } from '../schema.ts';
 import { nextSeq } from '../seq.ts';
 import { usageRollups } from './usage-rollups.ts';
+import { PeriodDeltas, periodSpendSets } from './period-spend.ts';
 
 export interface LedgerEntry {
   entryKey: string;
@@ -82,7 +83,7 @@ export function ledgerRepository(db: Kysely<Database>) {
       .insertInto('ledger')
       .values(rows as NewLedgerRow[])
       .onConflict((oc) => oc.column('entry_key').doNothing())
-      .returning(['entry_key', 'account_id', 'key_id', 'kind', 'amount_nano']),
+      .returning(['entry_key', 'account_id', 'key_id', 'kind', 'amount_nano', 'created_at']),
   );
   const insertUsage = new RowStatement(USAGE_COLUMNS, (rows) =>
     db
@@ -102,12 +103,19 @@ export function ledgerRepository(db: Kysely<Database>) {
         const written = new Set<string>();
         const accountDeltas = new Map<string, number>();
         const keyDeltas = new Map<string, number>();
+        // charges per period (007-budgets), on accounts and keys, in the same transaction
+        const accountPeriods = new PeriodDeltas();
+        const keyPeriods = new PeriodDeltas();
         for (const part of statementChunks(batch.entries)) {
           const { rows: inserted } = await trx.executeQuery(insertLedger.compile(part.map(ledgerValues)));
           for (const row of inserted) {
             written.add(row.entry_key);
             accountDeltas.set(row.account_id, (accountDeltas.get(row.account_id) ?? 0) + row.amount_nano);
             if (row.key_id && row.kind === 'charge') keyDeltas.set(row.key_id, (keyDeltas.get(row.key_id) ?? 0) - row.amount_nano);
+            if (row.kind === 'charge') {
+              accountPeriods.add(row.account_id, Number(row.created_at), -row.amount_nano);
+              if (row.key_id) keyPeriods.add(row.key_id, Number(row.created_at), -row.amount_nano);
+            }
           }
         }
 
@@ -120,14 +128,14 @@ export function ledgerRepository(db: Kysely<Database>) {
           for (const [accountId, delta] of accountDeltas) {
             await trx
               .updateTable('accounts')
-              .set((eb) => ({ balance_nano: eb('balance_nano', '+', delta), seq, updated_at: now }))
+              .set((eb) => ({ balance_nano: eb('balance_nano', '+', delta), ...periodSpendSets(accountPeriods.get(accountId)), seq, updated_at: now }))
               .where('id', '=', accountId)
               .execute();
           }
           for (const [keyId, delta] of keyDeltas) {
             await trx
               .updateTable('api_keys')
-              .set((eb) => ({ spent_nano: eb('spent_nano', '+', delta), seq }))
+              .set((eb) => ({ spent_nano: eb('spent_nano', '+', delta), ...periodSpendSets(keyPeriods.get(keyId)), seq }))
               .where('id', '=', keyId)
               .execute();
           }

@@ -1,10 +1,11 @@
 import { useState } from 'preact/hooks';
-import { Field } from '../../components/Field.tsx';
+import { Field, Select } from '../../components/Field.tsx';
 import { ErrorText, Notice } from '../../components/Notice.tsx';
 import { t } from '../../i18n/index.ts';
 import { get } from '../../lib/api.ts';
 import { date, dateInputValue, money, parseDateInput } from '../../lib/format.ts';
 import { useData } from '../../lib/use-data.ts';
+import type { BudgetView } from '../../components/BudgetLine.tsx';
 
 /** One hand's limits on a key: the operator's, or the customer's own. */
 export interface KeyLimits {
@@ -14,10 +15,14 @@ export interface KeyLimits {
   tpm: number | null;
   max_spend_usd: string | null;
   models: string[] | null;
+  budget_usd: string | null;
+  budget_period: BudgetPeriod | null;
 }
 
+type BudgetPeriod = 'day' | 'week' | 'month';
+
 /** The limit fields are what applies: the tighter of `operator_limits` and `own_limits`. */
-export interface KeyView {
+export interface KeyView extends BudgetView {
   id: string;
   name: string | null;
   key_hint: string;
@@ -42,6 +47,8 @@ export interface KeyBody {
   rpm: number | null;
   tpm: number | null;
   max_spend_usd: number | null;
+  budget_usd?: number | null;
+  budget_period?: BudgetPeriod;
 }
 
 const optionalNumber = (value: string): number | null => (value.trim() === '' ? null : Number(value));
@@ -59,6 +66,9 @@ export function KeyForm({ initial, submitLabel, onSubmit }: { initial?: KeyView;
   const [rpm, setRpm] = useState(own?.rpm?.toString() ?? '');
   const [tpm, setTpm] = useState(own?.tpm?.toString() ?? '');
   const [cap, setCap] = useState(own?.max_spend_usd ?? '');
+  const [budget, setBudget] = useState(own?.budget_usd ?? '');
+  // a budget under the operator's counts the operator's period
+  const [period, setPeriod] = useState<BudgetPeriod>(own?.budget_period ?? initial?.operator_limits.budget_period ?? 'month');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
 
@@ -76,6 +86,8 @@ export function KeyForm({ initial, submitLabel, onSubmit }: { initial?: KeyView;
         rpm: optionalNumber(rpm),
         tpm: optionalNumber(tpm),
         max_spend_usd: optionalNumber(cap),
+        // an unchanged empty budget is not sent: under an operator's budget "none" would be refused
+        ...(budget.trim() === '' ? (own?.budget_usd ? { budget_usd: null } : {}) : { budget_usd: Number(budget), budget_period: period }),
       });
     } catch (err) {
       setError(err);
@@ -114,6 +126,20 @@ export function KeyForm({ initial, submitLabel, onSubmit }: { initial?: KeyView;
         <Field label={t('keys.tpm')} type="number" min={1} step={1} name="tpm" value={tpm} onValue={setTpm} hint={t('keys.noLimitHint')} />
       </div>
       <Field label={t('keys.cap')} type="number" min={0} step="any" name="max_spend_usd" value={cap} onValue={setCap} hint={t('keys.capHint')} />
+      <div class="row">
+        <Field label={t('keys.budget')} type="number" min={0} step="any" name="budget_usd" value={budget} onValue={setBudget} hint={t('keys.budgetHint')} />
+        <Select
+          label={t('keys.budgetPeriod')}
+          name="budget_period"
+          value={period}
+          onValue={(value) => setPeriod(value as BudgetPeriod)}
+          options={[
+            { value: 'day', label: t('budget.day') },
+            { value: 'week', label: t('budget.week') },
+            { value: 'month', label: t('budget.month') },
+          ]}
+        />
+      </div>
       <div class="dialog-actions">
         <button type="submit" class="button primary" disabled={busy}>
           {busy ? t('common.working') : submitLabel}
@@ -131,6 +157,7 @@ export function operatorLimitsText(limits: KeyLimits): string {
   if (limits.rpm !== null) parts.push(`${t('keys.rpm')} ${limits.rpm}`);
   if (limits.tpm !== null) parts.push(`${t('keys.tpm')} ${limits.tpm}`);
   if (limits.max_spend_usd !== null) parts.push(`${t('keys.cap')} ${money(limits.max_spend_usd)}`);
+  if (limits.budget_usd !== null && limits.budget_period !== null) parts.push(`${t('keys.budget')} ${t('budget.per', { budget: money(limits.budget_usd), period: t(`budget.${limits.budget_period}`) })}`);
   if (limits.models !== null) parts.push(`${t('keys.models')} ${limits.models.join(', ')}`);
   return parts.join(' · ');
 }

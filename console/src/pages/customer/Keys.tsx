@@ -8,6 +8,7 @@ import { Badge, Pager, Table, type Column } from '../../components/Table.tsx';
 import { t } from '../../i18n/index.ts';
 import { del, get, patch, post } from '../../lib/api.ts';
 import { Money } from '../../components/Money.tsx';
+import { BudgetLine } from '../../components/BudgetLine.tsx';
 import { date, dateTime, money } from '../../lib/format.ts';
 import { usePager, type Page } from '../../lib/use-pager.ts';
 import type { PageProps } from '../types.ts';
@@ -74,6 +75,7 @@ export function Keys({ user, path }: PageProps) {
         <>
           <Money usd={k.spent_usd} />
           {k.max_spend_usd !== null && <div class="muted small">{t('keys.ofCap', { cap: money(k.max_spend_usd) })}</div>}
+          <BudgetLine of={k} />
         </>
       ),
     },

@@ -8,8 +8,10 @@ import { Stat } from '../../components/Table.tsx';
 import { t } from '../../i18n/index.ts';
 import { get } from '../../lib/api.ts';
 import { Money } from '../../components/Money.tsx';
+import { BudgetLine } from '../../components/BudgetLine.tsx';
 import { cents, compactMoney, integer, localMidnight, money, percent, shortDate } from '../../lib/format.ts';
 import { useData } from '../../lib/use-data.ts';
+import type { BudgetView } from '../../components/BudgetLine.tsx';
 import type { PageProps } from '../types.ts';
 
 interface Totals {
@@ -19,7 +21,7 @@ interface Totals {
   tokens: number;
 }
 
-export interface OverviewData {
+export interface OverviewData extends BudgetView {
   balance_usd: string;
   reserved_usd: string;
   low_balance_usd: string;
@@ -87,7 +89,17 @@ export function Overview({ user, path }: PageProps) {
         <>
           <BalanceBanners data={data} />
           <section class="stats" aria-label={t('overview.figures')}>
-            <Stat label={t('overview.balance')} long={cents(data.balance_usd).length > 11} value={<Money usd={data.balance_usd} testId="balance" />} sub={<Link href="/billing">{t('overview.viewLedger')}</Link>} />
+            <Stat
+              label={t('overview.balance')}
+              long={cents(data.balance_usd).length > 11}
+              value={<Money usd={data.balance_usd} testId="balance" />}
+              sub={
+                <>
+                  <Link href="/billing">{t('overview.viewLedger')}</Link>
+                  <BudgetLine of={data} testId="account-budget" />
+                </>
+              }
+            />
             <Stat label={t('overview.spendToday')} value={<Money usd={data.today.cost_usd} />} sub={t('overview.requestsN', { n: integer(data.today.requests) })} />
             <Stat label={t('overview.spend7')} value={<Money usd={data.week.cost_usd} />} sub={t('overview.requestsN', { n: integer(data.week.requests) })} />
             <Stat label={t('overview.spend30')} value={<Money usd={data.month.cost_usd} />} sub={t('overview.requestsN', { n: integer(data.month.requests) })} />

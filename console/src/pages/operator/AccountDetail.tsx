@@ -7,6 +7,7 @@ import { Pager, Stat, Table, type Column } from '../../components/Table.tsx';
 import { t } from '../../i18n/index.ts';
 import { del, get, patch, post } from '../../lib/api.ts';
 import { Money } from '../../components/Money.tsx';
+import { BudgetLine } from '../../components/BudgetLine.tsx';
 import { cents, dateTime, money } from '../../lib/format.ts';
 import { useData } from '../../lib/use-data.ts';
 import { usePager, type Page } from '../../lib/use-pager.ts';
@@ -71,7 +72,16 @@ export function AccountDetail({ user, path, params }: PageProps) {
     { label: t('keys.key'), render: (k) => <code class="key-hint">{k.key_hint}</code> },
     { label: t('keys.statusLabel'), render: (k) => statusBadge(k.status) },
     { label: t('keys.lastUsed'), render: (k) => (k.last_used_at ? dateTime(k.last_used_at) : '—') },
-    { label: t('keys.spend'), align: 'right', render: (k) => <Money usd={k.spent_usd} /> },
+    {
+      label: t('keys.spend'),
+      align: 'right',
+      render: (k) => (
+        <>
+          <Money usd={k.spent_usd} />
+          <BudgetLine of={k} />
+        </>
+      ),
+    },
     {
       label: t('common.actions'),
       render: (k) => (
@@ -94,7 +104,16 @@ export function AccountDetail({ user, path, params }: PageProps) {
       {a && (
         <>
           <section class="stats">
-            <Stat label={t('accounts.balance')} value={<Money usd={a.balance_usd} testId="account-balance" />} sub={t('accounts.reserved', { amount: cents(a.reserved_usd) })} />
+            <Stat
+              label={t('accounts.balance')}
+              value={<Money usd={a.balance_usd} testId="account-balance" />}
+              sub={
+                <>
+                  {t('accounts.reserved', { amount: cents(a.reserved_usd) })}
+                  <BudgetLine of={a} testId="account-budget" />
+                </>
+              }
+            />
             <Stat label={t('auth.email')} value={<span class="small-value">{a.email ?? '—'}</span>} sub={<code class="small">{a.id}</code>} />
             <Stat
               label={t('accounts.status')}

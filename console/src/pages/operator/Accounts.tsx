@@ -7,12 +7,13 @@ import { Badge, Pager, Table, type Column } from '../../components/Table.tsx';
 import { t } from '../../i18n/index.ts';
 import { get } from '../../lib/api.ts';
 import { Money } from '../../components/Money.tsx';
+import type { BudgetView } from '../../components/BudgetLine.tsx';
 import { date } from '../../lib/format.ts';
 import { setSearch, useRoute } from '../../lib/router.ts';
 import { usePager, type Page } from '../../lib/use-pager.ts';
 import type { PageProps } from '../types.ts';
 
-export interface AccountView {
+export interface AccountView extends BudgetView {
   id: string;
   name: string;
   email: string | null;
