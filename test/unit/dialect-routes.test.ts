@@ -1,6 +1,6 @@
 // The generic dialect mount: verbs of one `…/{model}:verb` prefix from two dialects share one
-// route — each verb authenticated the way its dialect reads keys, its body checked by its own
-// schema, an unknown verb refused with the verbs served — without anything dialect-specific in http.
+// route — each verb authenticated the way its dialect reads keys, checked by its own body and
+// query schemas, an unknown verb refused with the verbs served — nothing dialect-specific in http.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Fastify from 'fastify';
@@ -23,13 +23,18 @@ function verbRoute(path: string, required: string): DialectRoute {
     operation: 'chat',
     model: (input) => input.pathModel!,
     decode: (input) => {
-      throw new GatewayError({ status: 418, type: 'invalid_request_error', message: `${path} for ${input.pathModel}, bearer ${input.bearer}` });
+      throw new GatewayError({ status: 418, type: 'invalid_request_error', message: `${path} for ${input.pathModel}, bearer ${input.bearer}, alt ${String(input.query.alt)}` });
     },
   };
 }
 
 const first: Dialect = { name: 'first', errors, keys: ['x-goog-api-key'], routes: [verbRoute('/t/models/{model}:predict', 'instances')] };
-const second: Dialect = { name: 'second', errors, keys: ['bearer'], routes: [verbRoute('/t/models/{model}:generate', 'contents')] };
+const second: Dialect = {
+  name: 'second',
+  errors,
+  keys: ['bearer'],
+  routes: [{ ...verbRoute('/t/models/{model}:generate', 'contents'), query: { type: 'object', properties: { alt: { type: 'string', enum: ['sse'] } } } }],
+};
 
 async function app() {
   const principal = { accountId: 'a', key: { models: null } } as unknown as Principal;
@@ -59,12 +64,13 @@ test('verbs of two dialects under one prefix: each its own key place and schema'
 
   const predicted = await post('/t/models/m/x:predict', { 'x-goog-api-key': 'k' }, { instances: 'p' });
   assert.equal(predicted.statusCode, 418);
-  assert.equal(predicted.json().error.message, '/t/models/{model}:predict for m/x, bearer false');
+  assert.equal(predicted.json().error.message, '/t/models/{model}:predict for m/x, bearer false, alt undefined');
   // the second dialect reads Bearer only
   assert.equal((await post('/t/models/m:generate', { 'x-goog-api-key': 'k' }, { contents: 'c' })).statusCode, 401);
-  const generated = await post('/t/models/m:generate', { authorization: 'Bearer k' }, { contents: 'c' });
+  const generated = await post('/t/models/m:generate?alt=sse', { authorization: 'Bearer k' }, { contents: 'c' });
   assert.equal(generated.statusCode, 418);
-  assert.equal(generated.json().error.message, '/t/models/{model}:generate for m, bearer true');
+  assert.equal(generated.json().error.message, '/t/models/{model}:generate for m, bearer true, alt sse');
+  assert.equal((await post('/t/models/m:generate?alt=json', { authorization: 'Bearer k' }, { contents: 'c' })).statusCode, 400);
 
   const invalid = await post('/t/models/m:generate', { authorization: 'Bearer k' }, { contents: 1 });
   assert.equal(invalid.statusCode, 400);

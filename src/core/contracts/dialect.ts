@@ -31,7 +31,8 @@ export type KeyPlace = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'query-key';
 export type DialectOperation = keyof ProviderAdapter['operations'];
 
 /**
- * One `POST` route. `path` is the public path and the endpoint of logs and usage rows; a path
+ * One `POST` route (every operation is one; a listing or a job's state is hand-written in
+ * src/http/routes). `path` is the public path and the endpoint of logs and usage rows; a path
  * ending in `{model}:verb` names the model in the path (`/v1beta/models/{model}:predict`), and
  * the verbs of one prefix share a route. Method syntax: a route typed by its own body still
  * fits the list.
@@ -40,6 +41,8 @@ export interface DialectRoute<Body = unknown> {
   path: string;
   /** the JSON Schema of the body, checked before anything else (400 naming the field) */
   schema: object;
+  /** the JSON Schema of the query string, if it has one (its values are coerced from text: "n=2" → 2) */
+  query?: object;
   operation: DialectOperation;
   /**
    * What is refused before the body is decoded, so nothing is counted for a model the key may not
@@ -67,6 +70,8 @@ export interface LocalCount<Body> {
 export interface RouteInput<Body> {
   /** the body as the route's schema let it through */
   body: Body;
+  /** the query string, as its schema let it through (empty without one) */
+  query: Readonly<Record<string, unknown>>;
   /** the `{model}` of a `…/{model}:verb` path */
   pathModel: string | undefined;
   headers: Readonly<Record<string, string | string[] | undefined>>;

@@ -35,6 +35,7 @@ export async function registerDialects(
   extras: Partial<Record<string, ExtraRoutes>> = {},
   list: readonly Dialect[] = dialects,
 ): Promise<void> {
+  for (const name of Object.keys(extras)) if (!list.some((dialect) => dialect.name === name)) throw new Error(`extra routes for "${name}", which is not in the dialect registry`);
   const admit = admitBeforeWork(deps);
   const byPrefix = new Map<string, Map<string, VerbRoute>>();
   for (const dialect of list) {
@@ -48,13 +49,14 @@ export async function registerDialects(
       }
       const [, prefix, verb] = verbPath as unknown as [string, string, string];
       const verbs = byPrefix.get(prefix) ?? new Map<string, VerbRoute>();
+      if (verbs.has(verb)) throw new Error(`${route.path} is declared twice (dialect ${dialect.name})`);
       verbs.set(verb, { route, authenticate });
       byPrefix.set(prefix, verbs);
     }
     await app.register(async (scope) => {
       scope.addHook('onRequest', authenticate);
       scope.addHook('preHandler', admit);
-      for (const route of plain) scope.post(route.path, { schema: { body: route.schema } }, (request, reply) => serve(deps, route, request, reply, undefined));
+      for (const route of plain) scope.post(route.path, { schema: schemaOf(route) }, (request, reply) => serve(deps, route, request, reply, undefined));
       await extras[dialect.name]?.(scope);
     });
   }
@@ -76,7 +78,7 @@ function verbOf(target: string): { model: string; verb: string } {
 }
 
 function mountVerbs(app: FastifyInstance, prefix: string, verbs: Map<string, VerbRoute>, deps: DialectRouteDeps, admit: ReturnType<typeof admitBeforeWork>): void {
-  // one verb: its schema is the route's; several: each verb's body is checked once the verb is known
+  // one verb: its schemas are the route's; several: each verb's body and query are checked once the verb is known
   const only = verbs.size === 1 ? [...verbs.values()][0]!.route : undefined;
   // an unknown verb is refused after the key check of the prefix's first dialect
   const first = [...verbs.values()][0]!;
@@ -84,7 +86,7 @@ function mountVerbs(app: FastifyInstance, prefix: string, verbs: Map<string, Ver
   app.post<WildcardParams>(
     `${prefix}*`,
     {
-      ...(only && { schema: { body: only.schema } }),
+      ...(only && { schema: schemaOf(only) }),
       onRequest: (request, reply, done) => (verbs.get(verbOf(request.params['*']).verb) ?? first).authenticate(request, reply, done),
       preHandler: admit,
     },
@@ -94,20 +96,25 @@ function mountVerbs(app: FastifyInstance, prefix: string, verbs: Map<string, Ver
       const route = verbs.get(verb)?.route;
       if (!route) throw notFound(`There is no POST ${prefix}${target}; this gateway serves ${served} here.`, null, 'unknown_path');
       modelParam(model);
-      if (!only) validateBody(request, route);
+      if (!only) validate(request, route);
       return serve(deps, route, request, reply, model);
     },
   );
 }
 
-/** A body checked by the route's validator compiler, refused as Fastify refuses a schema's (400 naming the field). */
-function validateBody(request: FastifyRequest, route: DialectRoute): void {
-  const validate = request.compileValidationSchema(route.schema, 'body');
-  if (!validate(request.body)) throw Object.assign(new Error('The request body does not match its schema.'), { statusCode: 400, validation: validate.errors });
+const schemaOf = (route: DialectRoute) => ({ body: route.schema, ...(route.query && { querystring: route.query }) });
+
+/** A body and query checked by the route's validator compiler, refused as Fastify refuses a schema's (400 naming the field). */
+function validate(request: FastifyRequest, route: DialectRoute): void {
+  for (const [part, schema, data] of [['body', route.schema, request.body], ['querystring', route.query, request.query]] as const) {
+    if (!schema) continue;
+    const check = request.compileValidationSchema(schema, part);
+    if (!check(data)) throw Object.assign(new Error(`The request ${part} does not match its schema.`), { statusCode: 400, validation: check.errors });
+  }
 }
 
 async function serve(deps: DialectRouteDeps, route: DialectRoute, request: FastifyRequest, reply: FastifyReply, pathModel: string | undefined): Promise<unknown> {
-  const input: RouteInput<unknown> = { body: request.body, pathModel, headers: request.headers, bodyBytes: bodyBytesOf(request.headers), bearer: bearerToken(request) !== undefined };
+  const input: RouteInput<unknown> = { body: request.body, query: request.query as Record<string, unknown>, pathModel, headers: request.headers, bodyBytes: bodyBytesOf(request.headers), bearer: bearerToken(request) !== undefined };
   const principal = request.principal!;
   const named = route.model(input);
   if (route.precheck) {
