@@ -2,6 +2,7 @@ import { addToSpend, BUDGET_PERIODS, emptySpend, periodEnd, periodStart, type Bu
 import { GatewayError } from '../core/errors.ts';
 import { nanoToUsd, usdString, type Nano } from '../core/money.ts';
 import type { LedgerEntry } from '../store/repositories/ledger.ts';
+import type { SharedBudget } from './shared-holds.ts';
 
 export type BudgetSubject = 'account' | 'key';
 
@@ -78,6 +79,26 @@ export class Budgets {
     return slot;
   }
 
+  /**
+   * The budgets of an account and a key as the cross-instance holds count them (SharedHolds): per
+   * period under its own name, with what is left as this instance sees it (holds aside: Redis counts them).
+   */
+  shared(accountId: string, keyId: string | null): SharedBudget[] {
+    const now = this.clock();
+    const found: SharedBudget[] = [];
+    for (const [subject, id] of [['key', keyId], ['account', accountId]] as const) {
+      const slot = id === null ? undefined : this.slots.get(`${subject}:${id}`);
+      if (!slot?.budget || id === null) continue;
+      const state = this.stateOf(slot, slot.budget, now);
+      found.push({
+        subject: budgetSubject(subject, id, slot.budget.period, periodStart(slot.budget.period, now)),
+        leftNano: slot.budget.nano - state.spentNano,
+        refuse: () => budgetSpent(subject, state, 'elsewhere'),
+      });
+    }
+    return found;
+  }
+
   /** A charge applied here (before it is committed). */
   charged(entry: LedgerEntry): void {
     const cost = -entry.amountNano;
@@ -113,17 +134,35 @@ export class Budgets {
   }
 }
 
+const budgetSubject = (subject: BudgetSubject, id: string, period: BudgetPeriod, start: number) => `budget:${subject}:${id}:${period}:${start}`;
+
+/**
+ * Every name a charge may have been counted under across instances (its key's and account's
+ * budgets, whatever their period): for a replay, which marks what a dead process left pending.
+ */
+export function budgetSubjectsOf(entry: Pick<LedgerEntry, 'accountId' | 'keyId' | 'createdAt'>): string[] {
+  const subjects: string[] = [];
+  for (const period of BUDGET_PERIODS) {
+    const start = periodStart(period, entry.createdAt);
+    subjects.push(budgetSubject('account', entry.accountId, period, start));
+    if (entry.keyId) subjects.push(budgetSubject('key', entry.keyId, period, start));
+  }
+  return subjects;
+}
+
 function copySpend(spend: PeriodSpend): PeriodSpend {
   return { day: { ...spend.day }, week: { ...spend.week }, month: { ...spend.month } };
 }
 
 /** 402 `insufficient_quota` naming the budget and when it resets (also as `x-modelgate-budget-reset`). */
-function budgetSpent(subject: BudgetSubject, state: BudgetState, short: { amount: Nano; left: Nano } | null): GatewayError {
+function budgetSpent(subject: BudgetSubject, state: BudgetState, short: { amount: Nano; left: Nano } | 'elsewhere' | null): GatewayError {
   const resets = new Date(state.resetsAt).toISOString();
   const whose = subject === 'key' ? "This API key's" : "This account's";
   // exact amounts: a budget is what its owner typed
   const budget = `${ADJECTIVE[state.budget.period]} budget of $${usdString(state.budget.nano)}`;
-  const message = short
+  const message = short === 'elsewhere'
+    ? `${whose} ${budget} is used by requests in flight or just charged on other gateway instances. Retry shortly; it resets at ${resets}.`
+    : short
     ? `${whose} ${budget} has $${usdString(short.left)} left, and this request may cost up to $${usdString(short.amount)}. Lower max_tokens, or wait until the budget resets at ${resets}.`
     : `${whose} ${budget} is spent. It resets at ${resets}.`;
   return new GatewayError({ status: 402, type: 'insufficient_quota', message, code: 'insufficient_quota', headers: { 'x-modelgate-budget-reset': resets } });

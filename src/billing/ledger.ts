@@ -3,6 +3,7 @@ import type { Nano } from '../core/money.ts';
 import type { AccountRecord } from '../store/repositories/accounts.ts';
 import type { ApiKeyRecord } from '../store/repositories/api-keys.ts';
 import { Budgets, formatUsd, type BudgetSlot, type BudgetState } from './budgets.ts';
+import type { SharedBudget } from './shared-holds.ts';
 import type { LedgerEntry } from '../store/repositories/ledger.ts';
 import type { LedgerKind, NewUsageRow } from '../store/schema.ts';
 
@@ -73,6 +74,11 @@ export class Ledger {
   /** From the state sync: a key's periodic budget and its committed spend per period. */
   applyKeyBudget(record: Pick<ApiKeyRecord, 'id' | 'budgetNano' | 'budgetPeriod' | 'periodSpend'>): void {
     this.budgets.apply('key', record.id, budgetOf(record), record.periodSpend);
+  }
+
+  /** The account's and the key's budgets, for the cross-instance holds (SharedHolds.acquire). */
+  sharedBudgets(accountId: string, keyId: string | null): SharedBudget[] {
+    return this.budgets.shared(accountId, keyId);
   }
 
   /** A key's or an account's budget and its spend this period (charges not yet committed included), or none. */

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { StateSync } from '../store/state-sync.ts';
+import { budgetSubjectsOf } from './budgets.ts';
 import type { Ledger } from './ledger.ts';
 import type { SettlementLog } from './settlement-log.ts';
 import type { SharedHolds } from './shared-holds.ts';
@@ -29,7 +30,9 @@ export async function replaySettlements(deps: ReplayDeps, log: SettlementLog): P
   }
   await deps.sync.now();
   for (const orphan of orphans) {
-    deps.sharedHolds?.visibleAll(orphan.owner, new Set(orphan.settlements.map((s) => s.entry.accountId)), deps.sync.seenSeq);
+    // its accounts, and the budgets its charges were counted under
+    const names = new Set(orphan.settlements.flatMap((s) => [s.entry.accountId, ...(s.entry.kind === 'charge' ? budgetSubjectsOf(s.entry) : [])]));
+    deps.sharedHolds?.visibleAll(orphan.owner, names, deps.sync.seenSeq);
     orphan.discard();
     deps.log.info({ owner: orphan.owner, entries: orphan.settlements.length }, 'settlement log of a stopped process replayed');
   }

@@ -154,6 +154,21 @@ export interface SharedHold {
   member: string;
   amount: number;
   open: boolean;
+  /** the same amount held against periodic budgets, each counted like an account of its own */
+  budgets?: Array<{ subject: string; member: string }>;
+}
+
+/**
+ * A key's or an account's periodic budget, counted across instances exactly like a balance: under
+ * its own name per period (a new period is a new name, starting at zero).
+ */
+export interface SharedBudget {
+  /** `budget:<key|account>:<id>:<period>:<start>` */
+  subject: string;
+  /** the budget minus its spend this period as this instance sees it (what `balanceNano` is to an account) */
+  leftNano: number;
+  /** the answer when other instances' holds and charges use what is left */
+  refuse(): Error;
 }
 
 type Scripted = Redis & {
@@ -176,7 +191,7 @@ export class SharedHolds {
   private readonly seen: () => number;
   private readonly timer: NodeJS.Timeout;
   /** charges registered in Redis and not yet marked visible: entry key → account and cost */
-  private readonly registered = new Map<string, { accountId: string; cost: number }>();
+  private readonly registered = new Map<string, { accountId: string; cost: number; budgets?: string[] }>();
 
   constructor(redis: Redis, log: Logger, options: SharedHoldsOptions = { seen: () => 0 }) {
     this.redis = redis as Scripted;
@@ -204,9 +219,20 @@ export class SharedHolds {
    * in `balanceNano` together leave less than that. A Redis failure admits the request (the local
    * ledger still guards this instance) rather than taking the service down with the cache.
    */
-  async acquire(accountId: string, amount: number, balanceNano: number): Promise<SharedHold | undefined> {
+  async acquire(accountId: string, amount: number, balanceNano: number, budgets: readonly SharedBudget[] = []): Promise<SharedHold | undefined> {
     const hold: SharedHold = { accountId, member: `${this.instance}|${randomUUID()}|${amount}`, amount, open: true };
-    return (await this.admit(hold, balanceNano, '')) ? hold : undefined;
+    if (!(await this.admit(hold, balanceNano, ''))) return undefined;
+    // then each budget, like the balance; a refusal frees what was taken
+    for (const budget of budgets) {
+      const member = `${this.instance}|${randomUUID()}|${amount}`;
+      const outcome = await this.tryAdmit(budget.subject, member, amount, budget.leftNano, '');
+      if (outcome === 'refused') {
+        this.release(hold);
+        throw budget.refuse();
+      }
+      if (outcome === 'admitted') (hold.budgets ??= []).push({ subject: budget.subject, member });
+    }
+    return hold;
   }
 
   /**
@@ -236,12 +262,20 @@ export class SharedHolds {
       if (hold) this.remove(hold);
       return;
     }
-    this.registered.set(entryKey, { accountId, cost: costNano });
+    const budgets = hold?.budgets?.map((b) => b.subject);
+    const charge = { accountId, cost: costNano, ...(budgets && { budgets }) };
+    this.registered.set(entryKey, charge);
     this.redis.mgSettleHold(holdsKey(accountId), pendingKey(accountId), hold?.member ?? '', this.instance, costNano, Date.now()).catch((error: unknown) => {
       // never registered: never taken out of the pending sum either
       this.registered.delete(entryKey);
       this.log.warn({ err: (error as Error).message, entryKey }, 'shared holds: a settled charge could not be registered');
     });
+    for (const budget of hold?.budgets ?? []) {
+      this.redis.mgSettleHold(holdsKey(budget.subject), pendingKey(budget.subject), budget.member, this.instance, costNano, Date.now()).catch((error: unknown) => {
+        charge.budgets = charge.budgets?.filter((subject) => subject !== budget.subject);
+        this.log.warn({ err: (error as Error).message, entryKey }, 'shared holds: a settled charge could not be registered on a budget');
+      });
+    }
   }
 
   release(hold: SharedHold | undefined): void {
@@ -260,6 +294,8 @@ export class SharedHolds {
     const tag = `job:${jobId}`;
     const hold: SharedHold = { accountId, member: `${this.instance}|${tag}|${amount}`, amount, open: true };
     if (previous) previous.open = false;
+    // a job's budgets were checked when it was accepted: its holds on them go with the request's
+    for (const budget of previous?.budgets ?? []) void this.redis.zrem(holdsKey(budget.subject), budget.member).catch(() => undefined);
     this.redis
       .mgTakeOverHold(holdsKey(accountId), hold.member, expiresAt, tag, previous?.member ?? '', Date.now())
       .catch((error: unknown) => this.log.warn({ err: (error as Error).message, jobId }, 'shared holds: a job hold could not be registered'));
@@ -277,6 +313,7 @@ export class SharedHolds {
       if (!charge) continue;
       this.registered.delete(entry.entryKey);
       sums.set(charge.accountId, (sums.get(charge.accountId) ?? 0) + charge.cost);
+      for (const subject of charge.budgets ?? []) sums.set(subject, (sums.get(subject) ?? 0) + charge.cost);
     }
     this.mark(this.instance, sums, seenSeq);
   }
@@ -312,21 +349,28 @@ export class SharedHolds {
   }
 
   private async admit(hold: SharedHold, balanceNano: number, replace: string): Promise<boolean> {
-    let result: number;
-    try {
-      result = await this.redis.mgAdmitHold(holdsKey(hold.accountId), pendingKey(hold.accountId), markedKey(hold.accountId), Date.now(), hold.amount, balanceNano, hold.member, this.instance, this.seen(), replace);
-    } catch (error) {
-      this.log.warn({ err: (error as Error).message }, 'shared holds unavailable; admitting on the local ledger only');
-      return false;
-    }
-    if (result >= 0) {
+    const outcome = await this.tryAdmit(hold.accountId, hold.member, hold.amount, balanceNano, replace);
+    if (outcome === 'refused') {
       throw insufficientQuota('Insufficient balance: requests in flight or just charged on other gateway instances already use it. Retry shortly or top up.');
     }
-    return true;
+    return outcome === 'admitted';
+  }
+
+  /** One admission under `name` (an account, or a budget's subject); 'unavailable': Redis failed (logged). */
+  private async tryAdmit(name: string, member: string, amount: number, balanceNano: number, replace: string): Promise<'admitted' | 'refused' | 'unavailable'> {
+    let result: number;
+    try {
+      result = await this.redis.mgAdmitHold(holdsKey(name), pendingKey(name), markedKey(name), Date.now(), amount, balanceNano, member, this.instance, this.seen(), replace);
+    } catch (error) {
+      this.log.warn({ err: (error as Error).message }, 'shared holds unavailable; admitting on the local ledger only');
+      return 'unavailable';
+    }
+    return result >= 0 ? 'refused' : 'admitted';
   }
 
   private remove(hold: SharedHold): void {
     void this.redis.zrem(holdsKey(hold.accountId), hold.member).catch(() => undefined);
+    for (const budget of hold.budgets ?? []) void this.redis.zrem(holdsKey(budget.subject), budget.member).catch(() => undefined);
   }
 }
 

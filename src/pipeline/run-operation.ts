@@ -60,7 +60,7 @@ export async function runOperation<Call, Result = never>(
     admittedTokens = estimatedTokens;
     const upperBound = reservationFor(deps, ctx, op, model.pricing);
     state.hold = deps.ledger.reserve(ctx.principal.accountId, key, upperBound);
-    const sharing = deps.sharedHolds?.acquire(ctx.principal.accountId, upperBound, deps.ledger.balance(ctx.principal.accountId) ?? 0);
+    const sharing = deps.sharedHolds?.acquire(ctx.principal.accountId, upperBound, deps.ledger.balance(ctx.principal.accountId) ?? 0, deps.ledger.sharedBudgets(ctx.principal.accountId, key.id));
     if (sharing) state.shared = await sharing;
     state.trace.admitted();
 

@@ -205,6 +205,23 @@ test('two instances (PostgreSQL + Redis) share one budget', async () => {
     assert.match(onB.body.error.message, /weekly budget/);
     assert.equal(onB.reset, new Date(periodEnd('week', Date.now())).toISOString());
     assert.equal((await pair.b.admin('GET', `/admin/keys/${customer.keyId}`)).body.budget_spent_usd, nanoToUsd(perCall * served));
+
+    // both instances at once against one small budget: the cross-instance holds count it like the balance
+    const shared = await pair.a.customer(10, { budget_usd: nanoToUsd(perCall * 4), budget_period: 'day' });
+    while (!pair.b.gateway.keys.get(shared.keyId)) await delay(20);
+    const answers = await Promise.all([...Array(12)].flatMap(() => [chat(pair.a, shared.key), chat(pair.b, shared.key)]));
+    const ok = answers.filter((answer) => answer.status === 200).length;
+    assert.ok(ok >= 1 && ok < answers.length, `${ok} of ${answers.length} served`);
+    for (const answer of answers.filter((answer) => answer.status !== 200)) {
+      assert.equal(answer.status, 402);
+      assert.match(answer.body.error.message, /daily budget/);
+      assert.ok(answer.reset);
+    }
+    await pair.a.gateway.sync.now();
+    await pair.b.gateway.sync.now();
+    const row = await pair.a.gateway.repos.apiKeys.get(shared.keyId);
+    assert.equal(row!.periodSpend.day.nano, ok * perCall);
+    assert.ok(row!.periodSpend.day.nano <= perCall * 4 + perCall, `spent ${row!.periodSpend.day.nano} of ${perCall * 4}`);
   } finally {
     await pair.close();
   }
