@@ -12,6 +12,7 @@ import { SseDecoder } from '../src/core/sse.ts';
 import { anthropicChat } from '../src/vendors/anthropic/chat.ts';
 import { anthropicMessages } from '../src/vendors/anthropic/messages.ts';
 import { openaiChat } from '../src/vendors/openai/chat.ts';
+import { emptyUsage } from '../src/core/usage.ts';
 
 const VENDORS = new URL('../src/vendors/', import.meta.url).pathname;
 const target: TargetInfo = { providerId: 'p', upstreamModel: 'm', publicModel: 'm' };
@@ -33,7 +34,7 @@ function play(relay: StreamRelay, parts: readonly Uint8Array[]): number {
   const decoder = new SseDecoder();
   let bytes = 0;
   for (const part of parts) for (const event of decoder.push(part)) bytes += relay.onEvent(event).length;
-  return bytes + relay.end().trailer.length;
+  return bytes + relay.end().trailer(emptyUsage()).length;
 }
 
 export interface MicroResult {

@@ -1,7 +1,8 @@
 import type { GatewayError } from '../core/errors.ts';
 import type { IrChunk, IrUsage } from '../core/ir/chat.ts';
 import type { ChatStreamEncoder } from '../core/ir/output.ts';
-import { usageFromIr } from '../core/ir/usage.ts';
+import { irUsage, usageFromIr } from '../core/ir/usage.ts';
+import type { Usage } from '../core/usage.ts';
 import type { IrStreamDecoder, StreamOutcome, StreamRelay } from '../core/contracts/vendor-codec.ts';
 import { countTextTokens } from '../core/tokens/token-counter.ts';
 import type { SseEvent } from '../core/sse.ts';
@@ -41,7 +42,8 @@ export class IrStreamRelay implements StreamRelay {
   end(): StreamOutcome {
     this.ended ??= this.decoder.end();
     const { complete, usage } = this.ended;
-    return { complete, usage: usage && usageFromIr(usage), trailer: complete ? this.encoder.end(usage) : '' };
+    // no usage reported: the dialect writes the gateway's count, the usage the call is charged for
+    return { complete, usage: usage && usageFromIr(usage), trailer: (settled) => (complete ? this.encoder.end(usage ?? irUsageOf(settled)) : '') };
   }
 
   errorEvent(error: GatewayError): string {
@@ -64,3 +66,6 @@ export class IrStreamRelay implements StreamRelay {
     }
   }
 }
+
+const irUsageOf = (u: Usage): IrUsage =>
+  irUsage({ prompt: u.inputTokens, completion: u.outputTokens, cached: u.cachedInputTokens, cacheWrite: u.cacheWriteTokens, reasoning: u.reasoningTokens });

@@ -97,7 +97,7 @@ export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result
   outcome.usage = end.usage ?? { ...emptyUsage(), inputTokens: op.estimate.inputTokens, outputTokens: relay.deliveredOutputTokens() };
   outcome.estimated = end.usage === null;
   settleCall(deps, ctx, op, outcome, scope.holds);
-  finish(withCost(end.trailer, outcome));
+  finish(withCost(end.trailer(outcome.usage), outcome));
   return { kind: 'done' };
 }
 

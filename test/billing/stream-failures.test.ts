@@ -156,12 +156,11 @@ describe('no usage from the vendor', () => {
     tg.sim!.enqueue({ kind: 'no-usage' });
     const stream = await client(customer).chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true, stream_options: { include_usage: true } });
     let text = '';
-    let sawUsage = false;
+    const reported: Array<Record<string, unknown>> = [];
     for await (const chunk of stream) {
       text += chunk.choices[0]?.delta.content ?? '';
-      if (chunk.usage) sawUsage = true;
+      if (chunk.usage) reported.push(chunk.usage as unknown as Record<string, unknown>);
     }
-    assert.equal(sawUsage, false);
     const rows = await usageRows(tg, customer.accountId);
     assert.equal(rows.length, 1);
     const row = rows[0];
@@ -173,6 +172,12 @@ describe('no usage from the vendor', () => {
     const cost = row.prompt_tokens * 150 + row.completion_tokens * 600;
     assert.equal(usdToNanoExact(row.cost_usd), cost);
     assert.equal(CREDIT_NANO - tg.balanceNano(customer.accountId), cost);
+    // the client asked for usage: it gets the gateway's count, the one charged, marked estimated (contract §4)
+    assert.equal(reported.length, 1);
+    assert.equal(reported[0]!.prompt_tokens, row.prompt_tokens);
+    assert.equal(reported[0]!.completion_tokens, row.completion_tokens);
+    assert.equal(reported[0]!.cost, row.cost_usd);
+    assert.equal(reported[0]!.cost_estimated, true);
     await tg.assertBillingInvariants(customer.accountId);
   });
 

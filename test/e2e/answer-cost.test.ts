@@ -93,6 +93,20 @@ describe('OpenAI chat', () => {
     assert.equal(response.headers.get('x-modelgate-cost-estimated'), 'true');
     assert.equal(data.usage, undefined, 'no usage object to carry it');
   });
+
+  test('estimated, streamed with include_usage: the gateway writes the usage chunk with its count, cost_estimated', async () => {
+    const c = await tg.customer(CREDIT);
+    const { text } = await post(c, '/v1/chat/completions', { model: OPENAI_MODEL, messages: [{ role: 'user', content: 'Hello [[sim:no-usage]]' }], stream: true, stream_options: { include_usage: true } });
+    const all = events(text);
+    assert.equal(all.at(-1), '[DONE]');
+    const last = all.at(-2) as Record<string, any>;
+    assert.deepEqual(last.choices, []);
+    assert.equal(last.usage.cost, await charged(c, true));
+    assert.equal(last.usage.cost_estimated, true);
+    const [row] = await usageRows(tg, c.accountId);
+    assert.equal(last.usage.prompt_tokens, row.prompt_tokens);
+    assert.equal(last.usage.completion_tokens, row.completion_tokens);
+  });
 });
 
 describe('messages', () => {
@@ -124,6 +138,9 @@ describe('messages', () => {
     const delta = (events(text) as Array<Record<string, any>>).find((e) => e.type === 'message_delta')!;
     assert.equal(delta.usage.cost, await charged(c, true));
     assert.equal(delta.usage.cost_estimated, true);
+    const [row] = await usageRows(tg, c.accountId);
+    assert.equal(delta.usage.output_tokens, row.completion_tokens, 'the counted usage, not zeros');
+    assert.equal(delta.usage.input_tokens, row.prompt_tokens);
   });
 });
 

@@ -2,6 +2,7 @@
 // in-band error or trailer), for tests that compare relays without a network.
 import type { StreamRelay } from '../../src/core/contracts/vendor-codec.ts';
 import { SseDecoder } from '../../src/core/sse.ts';
+import { emptyUsage } from '../../src/core/usage.ts';
 
 export interface Result {
   text: string;
@@ -24,6 +25,7 @@ export function play(relay: StreamRelay, chunks: readonly Uint8Array[]): Result 
   if (!relay.failed) for (const event of decoder.end()) text += relay.onEvent(event);
   const end = relay.end();
   if (relay.failed) text += relay.errorEvent(relay.failed);
-  else if (end.complete) text += end.trailer;
+  // settled as the pipeline settles a stream whose vendor reported no usage: the delivered output counted
+  else if (end.complete) text += end.trailer(end.usage ?? { ...emptyUsage(), outputTokens: relay.deliveredOutputTokens() });
   return { text, complete: end.complete, usage: end.usage, failed: relay.failed?.code ?? undefined, delivered: relay.deliveredOutputTokens() };
 }

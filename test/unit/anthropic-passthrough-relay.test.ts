@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AnthropicPassthroughRelay } from '../../src/vendors/anthropic/passthrough-relay.ts';
+import { emptyUsage } from '../../src/core/usage.ts';
 
 test('message_stop (after the last message_delta) is held back as the trailer, written after the call is settled', () => {
   const relay = new AnthropicPassthroughRelay({ providerId: 'p', upstreamModel: 'claude-x', publicModel: 'claude-x' });
@@ -13,5 +14,5 @@ test('message_stop (after the last message_delta) is held back as the trailer, w
   const end = relay.end();
   assert.equal(end.complete, true);
   assert.equal(end.usage?.outputTokens, 7);
-  assert.equal(end.trailer, 'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":7}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n');
+  assert.equal(end.trailer(emptyUsage()), 'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":7}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n');
 });

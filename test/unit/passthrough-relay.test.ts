@@ -5,6 +5,7 @@ import type { TargetInfo } from '../../src/core/contracts/vendor-codec.ts';
 import { countTextTokens } from '../../src/core/tokens/token-counter.ts';
 import { SseDecoder, type SseEvent } from '../../src/core/sse.ts';
 import { OpenAIPassthroughRelay } from '../../src/vendors/openai/passthrough-relay.ts';
+import { emptyUsage } from '../../src/core/usage.ts';
 
 const same: TargetInfo = { providerId: 'p', upstreamModel: 'gpt-4o-mini', publicModel: 'gpt-4o-mini' };
 const mapped: TargetInfo = { providerId: 'p', upstreamModel: 'llama-3.1-8b', publicModel: 'gpt-4o-mini' };
@@ -49,7 +50,7 @@ describe('OpenAIPassthroughRelay', () => {
   test('the usage-only chunk is hidden when the client did not ask for it; usage is still read', () => {
     const relay = new OpenAIPassthroughRelay(same, false, deltaText);
     const out = run(relay, upstreamStream());
-    const events = clientEvents(out + relay.end().trailer);
+    const events = clientEvents(out + relay.end().trailer(emptyUsage()));
     assert.equal(events.length, 4, 'three content/finish chunks and [DONE]');
     assert.equal(events.at(-1), '[DONE]');
     assert.ok(events.slice(0, 3).every((d) => JSON.parse(d).choices.length === 1), 'no choices:[] chunk reaches the client');
@@ -65,7 +66,7 @@ describe('OpenAIPassthroughRelay', () => {
     const relay = new OpenAIPassthroughRelay(same, true, deltaText);
     const upstream = upstreamStream();
     const out = run(relay, upstream);
-    const events = clientEvents(out + relay.end().trailer);
+    const events = clientEvents(out + relay.end().trailer(emptyUsage()));
     assert.deepEqual(events, upstream, 'byte-for-byte the same data payloads');
     assert.equal(relay.end().usage?.inputTokens, 12);
   });
@@ -111,7 +112,7 @@ describe('OpenAIPassthroughRelay', () => {
     run(relay, [chunk('gpt-4o-mini', 'Hello'), chunk('gpt-4o-mini', ' wor')]);
     const end = relay.end();
     assert.equal(end.complete, false);
-    assert.equal(end.trailer, '');
+    assert.equal(end.trailer(emptyUsage()), '');
   });
 
   test('events after [DONE] are ignored', () => {
@@ -122,7 +123,7 @@ describe('OpenAIPassthroughRelay', () => {
   test('a mapped model is renamed back to the public id in every chunk', () => {
     const relay = new OpenAIPassthroughRelay(mapped, true, deltaText);
     // the usage chunk is held back into the trailer
-    const out = run(relay, upstreamStream('llama-3.1-8b')) + relay.end().trailer;
+    const out = run(relay, upstreamStream('llama-3.1-8b')) + relay.end().trailer(emptyUsage());
     assert.equal(out.includes('llama-3.1-8b'), false);
     const events = clientEvents(out).filter((d) => d !== '[DONE]').map((d) => JSON.parse(d) as { model: string });
     assert.equal(events.length, 4);
@@ -143,7 +144,26 @@ describe('OpenAIPassthroughRelay', () => {
     assert.equal(relay.onEvent(ev(chunk('gpt-4o-mini', 'x'))), `data: ${usage(1)}\n\ndata: ${chunk('gpt-4o-mini', 'x')}\n\n`);
     assert.equal(relay.onEvent(ev(usage(2))), '');
     assert.equal(relay.onEvent(ev('[DONE]')), '');
-    assert.equal(relay.end().trailer, `data: ${usage(2)}\n\ndata: [DONE]\n\n`);
+    assert.equal(relay.end().trailer(emptyUsage()), `data: ${usage(2)}\n\ndata: [DONE]\n\n`);
+  });
+
+  test('no usage from the upstream: a client that asked for it gets the usage chunk with the count it is charged for', () => {
+    const settled = { ...emptyUsage(), inputTokens: 5, outputTokens: 3 };
+    const asked = new OpenAIPassthroughRelay(same, true, deltaText);
+    run(asked, [chunk('gpt-4o-mini', 'Hi'), chunk('gpt-4o-mini', null), '[DONE]']);
+    const [usageChunk, done] = clientEvents(asked.end().trailer(settled));
+    assert.deepEqual(JSON.parse(usageChunk!), {
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'gpt-4o-mini',
+      choices: [],
+      usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
+    });
+    assert.equal(done, '[DONE]');
+    const notAsked = new OpenAIPassthroughRelay(same, false, deltaText);
+    run(notAsked, [chunk('gpt-4o-mini', 'Hi'), '[DONE]']);
+    assert.equal(notAsked.end().trailer(settled), 'data: [DONE]\n\n');
   });
 
   test('errorEvent renders the OpenAI error envelope as one data event', () => {
@@ -208,7 +228,7 @@ describe('OpenAIPassthroughRelay', () => {
     test('CR line ends, comments, named and multi-line events go through the text path', () => {
       const crlf = new OpenAIPassthroughRelay(same, false, deltaText);
       const text = feed(crlf, Buffer.from(wire(multiByte(), '\r\n')), [7]).toString('utf8');
-      assert.deepEqual(clientEvents(text + crlf.end().trailer).map((d) => (d === '[DONE]' ? d : JSON.parse(d).choices.length)), [1, 1, 1, '[DONE]']);
+      assert.deepEqual(clientEvents(text + crlf.end().trailer(emptyUsage())).map((d) => (d === '[DONE]' ? d : JSON.parse(d).choices.length)), [1, 1, 1, '[DONE]']);
       assert.equal(crlf.end().usage?.outputTokens, 3);
 
       const odd = new OpenAIPassthroughRelay(same, true, deltaText);

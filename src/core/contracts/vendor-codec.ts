@@ -73,11 +73,12 @@ export interface StreamOutcome {
   complete: boolean;
   usage: Usage | null;
   /**
-   * text to write after the last event when the stream completed, written after settlement: the
+   * Text to write after the last event when the stream completed, written after settlement: the
    * closing events, and the last one that carries usage (a relay holds it back), whose usage
-   * object the pipeline adds the settled cost to
+   * object the pipeline adds the settled cost to. `settled` is the usage the call is charged for:
+   * the reported one, or the gateway's count when none came (written where the client asked for usage).
    */
-  trailer: string;
+  trailer(settled: Usage): string;
   /** an in-band error the upstream sent mid-stream */
   error?: GatewayError;
 }

@@ -64,7 +64,8 @@ export class AnthropicPassthroughRelay implements StreamRelay {
   }
 
   end(): StreamOutcome {
-    return { complete: this.done, usage: messagesUsage(this.usage), trailer: this.done ? this.lastDelta + this.stop : '' };
+    const trailer = this.done ? this.lastDelta + this.stop : '';
+    return { complete: this.done, usage: messagesUsage(this.usage), trailer: () => trailer };
   }
 
   errorEvent(error: GatewayError): string {

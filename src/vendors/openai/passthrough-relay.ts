@@ -3,7 +3,7 @@ import type { Usage } from '../../core/usage.ts';
 import { relayEvents, type StreamOutcome, type StreamRelay, type TargetInfo } from '../../core/contracts/vendor-codec.ts';
 import { countTextTokens } from '../../core/tokens/token-counter.ts';
 import { SseDecoder, sseData, type SseEvent } from '../../core/sse.ts';
-import { fromOpenAIUsage } from './usage.ts';
+import { fromOpenAIUsage, toOpenAIUsage } from './usage.ts';
 
 const DONE = sseData('[DONE]');
 const STARTS_WITH_ERROR = /^\s*\{\s*"error"\s*:/;
@@ -143,7 +143,24 @@ export class OpenAIPassthroughRelay implements StreamRelay {
 
   end(): StreamOutcome {
     const usage = this.usage && this.finish ? this.finish(this.usage, this.echoedTier) : this.usage;
-    return { complete: this.done, usage, trailer: this.done ? this.held + DONE : '' };
+    if (!this.done) return { complete: false, usage, trailer: () => '' };
+    return { complete: true, usage, trailer: (settled) => (this.held || (this.clientWantsUsage && this.usage === null ? this.countedUsageChunk(settled) : '')) + DONE };
+  }
+
+  /**
+   * The usage chunk the upstream never sent, with the gateway's count: shaped like the last chunk
+   * (id, object, created, model), choices empty.
+   */
+  private countedUsageChunk(settled: Usage): string {
+    const last = this.delivered.at(-1);
+    let meta: Record<string, unknown> = {};
+    try {
+      if (last !== undefined) meta = JSON.parse(typeof last === 'string' ? last : Buffer.from(last).toString('utf8')) as Record<string, unknown>;
+    } catch {
+      // a malformed last event: the chunk goes without its fields
+    }
+    const chunk = { id: meta.id, object: meta.object, created: meta.created, model: meta.model, choices: [], usage: toOpenAIUsage(settled) };
+    return sseData(JSON.stringify(chunk));
   }
 
   errorEvent(error: GatewayError): string {

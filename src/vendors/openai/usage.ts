@@ -29,3 +29,14 @@ export function fromOpenAIUsage(raw: unknown): Usage | null {
   if (audioOut > 0) out.audioOutputTokens = audioOut;
   return out;
 }
+
+/** Neutral usage → OpenAI usage (the gateway's own count, where the vendor reported none). */
+export function toOpenAIUsage(usage: Usage) {
+  return {
+    prompt_tokens: usage.inputTokens,
+    completion_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens,
+    prompt_tokens_details: { cached_tokens: usage.cachedInputTokens, ...(usage.cacheWriteTokens > 0 && { cache_write_tokens: usage.cacheWriteTokens }) },
+    completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
+  };
+}
