@@ -233,7 +233,8 @@ async function answer<Call, Result>(
     // charged (and logged) before the answer goes out: see settleCall
     settleCall(deps, ctx, op, outcome, state);
     reply.headers(costHeaders(outcome));
-    answer = { ...answer, body: withCost(answer.body, outcome) };
+    // only JSON has a usage object (a text transcript could hold the words)
+    if (answer.contentType.startsWith('application/json')) answer = { ...answer, body: withCost(answer.body, outcome) };
   } else {
     // the hold went to a job, settled when it ends: what it holds is the cost expected
     reply.headers(costHeaders({ costNano: state.hold!.amount, estimated: true }));

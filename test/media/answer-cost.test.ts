@@ -3,6 +3,8 @@
 // in the bodies that carry a usage object. Each equals the charge in the usage row.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { toFile } from 'openai';
+import { makeAudio } from '../../simulators/_kit/media/audio.ts';
 import type { Customer } from '../helpers/gateway.ts';
 import { startMediaGateway, type MediaGateway } from '../helpers/media.ts';
 import { tapUsage, type UsageTap } from '../helpers/upstreams.ts';
@@ -43,4 +45,20 @@ test('rerank: usage.cost and the header are the charge', async () => {
   assert.ok(cost > 0);
   assert.equal(usd(res.headers.get('x-modelgate-cost')), cost);
   assert.equal(Math.round(res.body.usage.cost * 1e9), cost);
+});
+
+test('transcription: the header is the charge, json or text (a text transcript is left as it is)', async () => {
+  const wav = makeAudio('wav', 3.2);
+  for (const format of ['json', 'text'] as const) {
+    const { response } = await mg.client(customer).audio.transcriptions.create({ file: await toFile(wav, 'speech.wav', { type: 'audio/wav' }), model: 'whisper-1', response_format: format }).withResponse();
+    const cost = await costOfRow();
+    assert.ok(cost > 0);
+    assert.equal(usd(response.headers.get('x-modelgate-cost')), cost);
+  }
+});
+
+test('video submission: the header is what its job holds, marked estimated (the job is charged when it ends)', async () => {
+  const { response } = await mg.client(customer).videos.create({ model: 'sora-2', prompt: 'a paper boat', seconds: '4' }).withResponse();
+  assert.equal(usd(response.headers.get('x-modelgate-cost')), 4 * 100_000_000); // 4 s × $0.10
+  assert.equal(response.headers.get('x-modelgate-cost-estimated'), 'true');
 });
