@@ -90,36 +90,45 @@ async function answer(url: string, authorization: string, mode: Mode): Promise<v
 }
 
 /**
- * Opens `streamCount` streamed requests (50 at a time), waits until each has its first chunk (at
- * most 90 s), reads the server's RSS, then drops them all.
+ * Opens `streamCount` streamed requests (50 at a time, the next 50 once these have their response
+ * headers), waits until each has its first chunk (at most 90 s in all), reads the server's RSS,
+ * then drops them all. Pacing on the first chunk instead (a second away) opened ~4,000 in 90 s.
  */
 async function holdStreams(url: string, authorization: string, pid: number): Promise<{ opened: number; rssMb: number }> {
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
   const target = new URL(url);
   let opened = 0;
   const requests: ReturnType<typeof request>[] = [];
-  const open = () =>
-    new Promise<void>((resolveOpen) => {
-      const req = request(
-        { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { authorization, 'content-type': 'application/json' } },
-        (res) => {
-          res.once('data', () => {
-            opened++;
-            resolveOpen();
-          });
-          res.on('data', () => undefined);
-        },
-      );
-      req.on('error', () => resolveOpen());
-      req.end(BODIES.stream);
-      requests.push(req);
+  /** `answered`: the response headers (or an error); `streaming`: the first chunk (or an error) */
+  const open = () => {
+    let answered!: () => void;
+    let streaming!: () => void;
+    const stream = { answered: new Promise<void>((resolve) => (answered = resolve)), streaming: new Promise<void>((resolve) => (streaming = resolve)) };
+    const req = request(
+      { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { authorization, 'content-type': 'application/json' } },
+      (res) => {
+        answered();
+        res.once('data', () => {
+          opened++;
+          streaming();
+        });
+        res.on('data', () => undefined);
+      },
+    );
+    req.on('error', () => {
+      answered();
+      streaming();
     });
+    req.end(BODIES.stream);
+    requests.push(req);
+    return stream;
+  };
   const deadline = Date.now() + 90_000;
   const started: Promise<void>[] = [];
   for (let i = 0; i < streamCount && Date.now() < deadline; i += 50) {
     const batch = Array.from({ length: Math.min(50, streamCount - i) }, open);
-    started.push(...batch);
-    await Promise.race([Promise.all(batch), sleep(Math.max(0, deadline - Date.now()))]);
+    started.push(...batch.map((stream) => stream.streaming));
+    await Promise.race([Promise.all(batch.map((stream) => stream.answered)), sleep(Math.max(0, deadline - Date.now()))]);
   }
   await Promise.race([Promise.all(started), sleep(Math.max(0, deadline - Date.now()))]);
   await sleep(1000);

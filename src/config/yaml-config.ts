@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Type, type Static } from 'typebox';
-import { Value } from 'typebox/value';
 import { ModelPutSchema, ProviderCreateSchema } from '../admin/schemas.ts';
 
 /**
@@ -61,6 +60,8 @@ export function readYamlSettings(path: string, env: Record<string, string | unde
   // the YAML parser (~70 modules) only when there is a file to read, not at every start-up
   const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
   const raw: unknown = interpolate(parse(text), env, path);
+  // typebox's value checker (~300 modules beyond its schema builder) likewise
+  const { Value } = createRequire(import.meta.url)('typebox/value') as typeof import('typebox/value');
   if (!Value.Check(YamlSchema, raw)) {
     const problems = Value.Errors(YamlSchema, raw)
       .slice(0, 5)
