@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { AdminDeps } from './admin/deps.ts';
 import { KeyStore } from './auth/key-store.ts';
 import { Ledger } from './billing/ledger.ts';
 import { replaySettlements } from './billing/replay-settlements.ts';
@@ -15,21 +16,21 @@ import { KeyRateLimiter } from './limits/rate-limiter.ts';
 import { MediaStore } from './media/media-store.ts';
 import { LinkSigner } from './media/signing.ts';
 import { LocalDiskStorage } from './media/storage.ts';
-import { createMetrics, type Metrics } from './observability/metrics.ts';
-import type { Tracer } from './observability/tracing.ts';
+import { createMetrics } from './observability/metrics.ts';
 import { createTracer } from './observability/tracing-start.ts';
 import { DEFAULT_BREAKER } from './pipeline/circuit-breaker.ts';
 import { Router } from './pipeline/router.ts';
+import type { PipelineDeps } from './pipeline/types.ts';
 import { UpstreamClient } from './pipeline/upstream-client.ts';
 import { openStore, type Store } from './store/database.ts';
-import { accountsRepository, type AccountsRepository } from './store/repositories/accounts.ts';
-import { apiKeysRepository, type ApiKeysRepository } from './store/repositories/api-keys.ts';
-import { ledgerRepository, type LedgerRepository } from './store/repositories/ledger.ts';
+import { accountsRepository } from './store/repositories/accounts.ts';
+import { apiKeysRepository } from './store/repositories/api-keys.ts';
+import { ledgerRepository } from './store/repositories/ledger.ts';
 import { mediaObjectsRepository } from './store/repositories/media-objects.ts';
-import { modelOverridesRepository, type ModelOverridesRepository } from './store/repositories/model-overrides.ts';
-import { providersRepository, type ProvidersRepository } from './store/repositories/providers.ts';
+import { modelOverridesRepository } from './store/repositories/model-overrides.ts';
+import { providersRepository } from './store/repositories/providers.ts';
 import { secretsRepository } from './store/repositories/secrets.ts';
-import { usageRepository, type UsageRepository } from './store/repositories/usage.ts';
+import { usageRepository } from './store/repositories/usage.ts';
 import { videoJobsRepository, type VideoJobsRepository } from './store/repositories/video-jobs.ts';
 import { RealtimeSessions } from './realtime/sessions.ts';
 import { createFlusher } from './store/flusher.ts';
@@ -37,35 +38,21 @@ import { StateSync } from './store/state-sync.ts';
 import { adapters, configureVendors } from './vendors/registry.ts';
 import { RequestLog } from './observability/logger.ts';
 
-/** Everything a request handler or an admin operation may use; built once by createGateway. */
-export interface Gateway {
+/**
+ * Everything the layers use, built once by createGateway. Each layer takes only its own narrow
+ * dependencies (the pipeline's, the back office's, …); extending them here makes the compiler
+ * check that this object serves every one. Members below are those no narrow type names, or
+ * that the gateway holds in a wider form than a layer sees.
+ */
+export interface Gateway extends PipelineDeps, AdminDeps {
   config: Config;
   log: Logger;
-  /** the one line per request (see RequestLog) */
-  requestLog: RequestLog;
   store: Store;
-  repos: {
-    providers: ProvidersRepository;
-    accounts: AccountsRepository;
-    apiKeys: ApiKeysRepository;
-    modelOverrides: ModelOverridesRepository;
-    ledger: LedgerRepository;
-    usage: UsageRepository;
-    videoJobs: VideoJobsRepository;
-  };
+  /** the back office's repositories, and the video jobs' */
+  repos: AdminDeps['repos'] & { videoJobs: VideoJobsRepository };
   sync: StateSync;
   keys: KeyStore;
-  ledger: Ledger;
-  router: Router;
-  catalogue: Catalogue;
-  limiter: KeyRateLimiter;
-  upstream: UpstreamClient;
-  metrics: Metrics;
-  /** OpenTelemetry traces when OTEL_EXPORTER_OTLP_ENDPOINT is set, else the no-op tracer */
-  tracer: Tracer;
   redis: Redis | undefined;
-  /** cross-instance reservations, when REDIS_URL is set */
-  sharedHolds: SharedHolds | undefined;
   /** images and videos the gateway serves itself, under signed links */
   media: MediaStore;
   /** drives video jobs to their end (and settles them), off the request path */
