@@ -1,7 +1,7 @@
 import type { ModelOverrideRecord } from '../store/repositories/model-overrides.ts';
 import type { KnownModel, ModelKind, ProviderAdapter } from '../core/contracts/provider-adapter.ts';
 import type { CatalogueModel } from '../core/contracts/catalogue-model.ts';
-import { FREE, toPricing, type Pricing, type PricingUsd } from '../core/pricing.ts';
+import { FREE, toPricing, type PricingUsd } from '../core/pricing.ts';
 
 /**
  * Every model the gateway knows: the vendor manifests' well-known models with default prices,
