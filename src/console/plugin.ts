@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { WildcardParams } from '../http/routes/params.ts';
 import { notFound } from '../core/errors.ts';
 import type { ConsoleDeps } from './deps.ts';
 import { createConsoleContext, type ConsoleContext } from './context.ts';
@@ -51,7 +52,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
 
   app.get('/', async (_request, reply) => reply.redirect('/console/'));
   app.get('/console', async (_request, reply) => reply.redirect('/console/'));
-  app.get('/console/*', async (request, reply) => files.send(request, reply, `/${(request.params as Record<string, string>)['*'] ?? ''}`));
+  app.get<WildcardParams>('/console/*', async (request, reply) => files.send(request, reply, `/${request.params['*'] ?? ''}`));
 
   let stop: (() => void) | undefined;
   app.addHook('onReady', async () => {

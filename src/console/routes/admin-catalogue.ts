@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { WildcardParams } from '../../http/routes/params.ts';
 import { listModels, modelView, pricesAsStrings, putModel } from '../../admin/models.ts';
 import { createProvider, findProvider, listProviders, providerView, removeProvider, updateProvider } from '../../admin/providers.ts';
 import { ModelPutSchema, ProviderCreateSchema, ProviderPatchSchema, type ModelPut, type ProviderCreate, type ProviderPatchBody } from '../../admin/schemas.ts';
@@ -55,8 +56,8 @@ export function registerAdminCatalogueRoutes(app: FastifyInstance, ctx: ConsoleC
 
   app.get('/console/api/admin/models', opts, async () => ({ data: listModels(deps).map((m) => modelView(deps, m, pricesAsStrings)) }));
 
-  app.put<{ Body: ModelPut }>('/console/api/admin/models/*', { ...opts, schema: { body: ModelPutSchema } }, async (request) => {
-    const id = (request.params as Record<string, string>)['*'] ?? '';
+  app.put<{ Body: ModelPut } & WildcardParams>('/console/api/admin/models/*', { ...opts, schema: { body: ModelPutSchema } }, async (request) => {
+    const id = request.params['*'] ?? '';
     if (!id) throw invalidRequest('The model id is missing from the path.', 'model');
     return modelView(deps, await putModel(deps, id, request.body), pricesAsStrings);
   });
