@@ -86,9 +86,8 @@ class OtelRequestTrace implements RequestTrace {
     this.#admission = undefined;
   }
 
-  attemptStarted(family: string, providerId: string, upstreamModel: string): void {
+  attemptStarted(system: string, providerId: string, upstreamModel: string): void {
     this.#attempt?.end();
-    const system = A.genAiSystem(family);
     this.#attemptOf = { system, providerId, upstreamModel };
     this.#attempt = this.#tracer.startSpan(
       `${this.#operation} ${upstreamModel}`,

@@ -37,7 +37,3 @@ export function genAiOperation(operation: string): string {
   }
 }
 
-/** A vendor family as the conventions' well-known gen_ai.system values spell it. */
-export function genAiSystem(family: string): string {
-  return family === 'gemini' ? 'gcp.gemini' : family;
-}

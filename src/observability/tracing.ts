@@ -49,7 +49,7 @@ export interface RequestTrace {
   /** limits and reservation passed: the admission span ends */
   admitted(): void;
   /** a request goes upstream: the attempt span starts */
-  attemptStarted(family: string, providerId: string, upstreamModel: string): void;
+  attemptStarted(system: string, providerId: string, upstreamModel: string): void;
   /** the upstream's HTTP status, on the open attempt span */
   upstreamStatus(status: number): void;
   attemptEnded(result: TracedAttemptResult): void;

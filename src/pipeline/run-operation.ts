@@ -155,7 +155,7 @@ async function attempt<Call, Result>(
   }
   outcome.providerId = provider.record.id;
 
-  state.trace.attemptStarted(provider.adapter.manifest.family, provider.record.id, candidate.upstreamModel);
+  state.trace.attemptStarted(provider.adapter.manifest.genAiSystem ?? provider.adapter.manifest.family, provider.record.id, candidate.upstreamModel);
   const sent = performance.now();
   let response;
   try {

@@ -58,7 +58,7 @@ describe('the tracer', () => {
     const callerSpan = 'b7ad6b7169203331';
     const trace = tracer.request({ traceparent: `00-${traceId}-${callerSpan}-01` }, ctx, op);
     trace.admitted();
-    trace.attemptStarted('gemini', 'prov_a', 'gemini-2.5-flash');
+    trace.attemptStarted('gcp.gemini', 'prov_a', 'gemini-2.5-flash');
     trace.upstreamStatus(503);
     trace.attemptEnded({ kind: 'retry', error: { type: 'upstream_error' } });
     trace.attemptEnded({ kind: 'unable', error: { type: 'invalid_request_error' } });

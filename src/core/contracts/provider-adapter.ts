@@ -46,6 +46,8 @@ export interface VendorManifest {
   /** the provider `type` in the admin API */
   family: string;
   displayName: string;
+  /** the family's `gen_ai.system` in OpenTelemetry's GenAI conventions, where it is not the family name */
+  genAiSystem?: string;
   defaultBaseUrl: string;
   /**
    * The version segment the adapter's paths follow ("/v1", "/v1beta"): a base URL saved as a bare

@@ -38,6 +38,7 @@ export const embeddingModels: KnownModel[] = [
 export const geminiManifest: VendorManifest = {
   family: 'gemini',
   displayName: 'Google Gemini API',
+  genAiSystem: 'gcp.gemini',
   defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
   versionSegment: '/v1beta',
   envVar: 'GEMINI_API_KEY',
