@@ -40,6 +40,8 @@ export interface Config {
   consoleLogin: { perIp: number; perEmail: number; windowSeconds: number };
   /** key of the tool-call ids that carry vendor state (`mgx_…`); unset = one generated once and kept in the database */
   toolIdSecret: string | undefined;
+  /** how long a stored response (`POST /v1/responses` with `store`) is kept before it is deleted */
+  responsesRetentionDays: number;
   /** client connections (see ServerTimeouts) */
   server: ServerTimeouts;
   /** OpenTelemetry traces over OTLP (the standard OTEL_* variables); undefined: off */
@@ -180,6 +182,7 @@ export function loadConfig(env: Env = process.env, quickStartVars: string[] = []
       windowSeconds: 15 * 60,
     },
     toolIdSecret: env.MODELGATE_TOOL_ID_SECRET || undefined,
+    responsesRetentionDays: int('MODELGATE_RESPONSES_RETENTION_DAYS', env.MODELGATE_RESPONSES_RETENTION_DAYS ?? '30', 1, 3650),
   };
   return { ...config, server: serverTimeouts(env, Math.max(config.upstream.firstByteTimeoutMs, config.media.upstreamTimeoutMs)), tracing: tracingFromEnv(env) };
 }

@@ -11,6 +11,7 @@ import { usageUniqueMigration } from './migrations/004-usage-unique.ts';
 import { deadLettersMigration } from './migrations/005-dead-letters.ts';
 import { operatorKeyLimitsMigration } from './migrations/006-operator-key-limits.ts';
 import { budgetsMigration } from './migrations/007-budgets.ts';
+import { responsesMigration } from './migrations/008-responses.ts';
 import type { Database } from './schema.ts';
 import { nodeSqliteDialect } from './sqlite-dialect.ts';
 
@@ -105,6 +106,7 @@ async function migrate(store: Store, migrationSchema: string | undefined): Promi
     '005-dead-letters': deadLettersMigration(store.dialect),
     '006-operator-key-limits': operatorKeyLimitsMigration(),
     '007-budgets': budgetsMigration(),
+    '008-responses': responsesMigration(),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   const migrator = new Migrator({ db: store.db, provider, ...(migrationSchema && { migrationTableSchema: migrationSchema }) });

@@ -152,6 +152,22 @@ export interface DeadLettersTable {
   created_at: Int;
 }
 
+/** 008-responses: a stored response of the Responses dialect; `*_json` columns are JSON text in its wire shape */
+export interface ResponsesTable {
+  id: string;
+  account_id: string;
+  key_id: string | null;
+  model: string;
+  created_at: Int;
+  expires_at: Int;
+  status: string;
+  previous_response_id: string | null;
+  instructions_json: string | null;
+  input_json: string;
+  output_json: string;
+  usage_json: string | null;
+}
+
 export interface GatewaySecretsTable {
   name: string;
   value: string;
@@ -216,6 +232,7 @@ export interface Database extends ConsoleTables {
   gateway_secrets: GatewaySecretsTable;
   media_objects: MediaObjectsTable;
   video_jobs: VideoJobsTable;
+  responses: ResponsesTable;
 }
 
 export type ProviderRow = Selectable<ProvidersTable>;
@@ -230,3 +247,4 @@ export type NewUsageRow = Required<Omit<Insertable<UsageTable>, 'id'>>;
 export type MediaObjectRow = Selectable<MediaObjectsTable>;
 export type VideoJobRow = Selectable<VideoJobsTable>;
 export type NewVideoJobRow = Insertable<VideoJobsTable>;
+export type ResponseRow = Selectable<ResponsesTable>;
