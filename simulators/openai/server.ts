@@ -12,6 +12,7 @@ import { handleMedia, type MediaState } from './media.ts';
 import { listModels, retrieveModel } from './models.ts';
 import { planFromPromptText, planFromScenario, type Scenario } from './scenarios.ts';
 import { attachRealtimeSimulator, type SimRealtime } from './realtime/server.ts';
+import { isResponsesPath, ResponsesStore, serveResponses } from './responses-route.ts';
 import type { Generation } from './realtime/wire.ts';
 import { playEventStream } from './stream.ts';
 
@@ -71,6 +72,7 @@ export async function startOpenAISimulator(options: OpenAISimulatorOptions): Pro
   // Aborts pending delays on close() so no timer keeps the process alive.
   const shutdown = new AbortController();
   const mediaState: MediaState = { videos: new Map() };
+  const responsesStore = new ResponsesStore();
   let baseUrl = '';
   let outage: number | null = null;
 
@@ -120,6 +122,12 @@ export async function startOpenAISimulator(options: OpenAISimulatorOptions): Pro
     if (method === 'GET' && path.startsWith('/v1/models/')) {
       const model = retrieveModel(decodeURIComponent(path.slice('/v1/models/'.length)));
       return 'status' in model ? sendError(model) : sendJson(res, 200, model, headers);
+    }
+    if (isResponsesPath(path)) {
+      const created = options.fixedClock ?? Math.floor(Date.now() / 1000);
+      const query = new URLSearchParams(target.slice(path.length + 1));
+      const context = { method, path, query, body: read.body, headers, takeScenario: () => queue.shift(), createdAt: created, streamChunks, chunkDelayMs, signal: shutdown.signal, store: responsesStore };
+      return serveResponses(req, res, context);
     }
     const endpoint = method === 'POST' ? POST_ENDPOINTS[path] : undefined;
     if (!endpoint) return sendError(openAIError(404, `Invalid URL (${method} ${path})`, 'invalid_request_error'));
