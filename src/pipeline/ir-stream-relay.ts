@@ -1,5 +1,6 @@
 import type { GatewayError } from '../core/errors.ts';
-import type { IrChunk, IrUsage } from '../core/ir/chat.ts';
+import type { IrUsage } from '../core/ir/chat.ts';
+import type { IrStreamFrame } from '../core/ir/stream.ts';
 import type { ChatStreamEncoder } from '../core/ir/output.ts';
 import { irUsage, usageFromIr } from '../core/ir/usage.ts';
 import type { Usage } from '../core/usage.ts';
@@ -10,7 +11,7 @@ import type { SseEvent } from '../core/sse.ts';
 /**
  * A vendor's stream decoder composed with the client dialect's stream encoder into the text
  * relay the pipeline writes. The pipeline's guarantees hold unchanged: nothing is written before
- * the first chunk, the usage is the decoder's last report, a failed or cut stream gets the
+ * the first frame, the usage is the decoder's last report, a failed or cut stream gets the
  * dialect's in-band error and no terminator, and delivered text is counted for an abandoned stream.
  */
 export class IrStreamRelay implements StreamRelay {
@@ -29,12 +30,12 @@ export class IrStreamRelay implements StreamRelay {
   }
 
   onEvent(event: SseEvent): string {
-    const chunks = this.decoder.onEvent(event);
-    if (chunks.length === 0) return '';
+    const frames = this.decoder.onEvent(event);
+    if (frames.length === 0) return '';
     let out = '';
-    for (const chunk of chunks) {
-      this.collect(chunk);
-      out += this.encoder.chunk(chunk);
+    for (const frame of frames) {
+      this.collect(frame);
+      out += this.encoder.frame(frame);
     }
     return out;
   }
@@ -54,14 +55,29 @@ export class IrStreamRelay implements StreamRelay {
     return countTextTokens(this.delivered.join(''));
   }
 
-  private collect(chunk: IrChunk): void {
-    for (const choice of chunk.choices) {
-      const delta = choice.delta;
-      if (delta.content) this.delivered.push(delta.content);
-      if (delta.refusal) this.delivered.push(delta.refusal);
-      for (const call of delta.tool_calls ?? []) {
-        if (call.function?.name) this.delivered.push(call.function.name);
-        if (call.function?.arguments) this.delivered.push(call.function.arguments);
+  /** the text the client reads: answer and refusal text, tool names and arguments */
+  private collect(frame: IrStreamFrame): void {
+    for (const part of frame) {
+      switch (part.type) {
+        case 'text-delta':
+        case 'refusal-delta':
+          if (part.text) this.delivered.push(part.text);
+          break;
+        case 'tool-call-start':
+          if (part.name) this.delivered.push(part.name);
+          break;
+        case 'tool-call-delta':
+          if (part.argumentsDelta) this.delivered.push(part.argumentsDelta);
+          break;
+        case 'start':
+        case 'role':
+        case 'image':
+        case 'finish':
+          break;
+        default: {
+          const unknown: never = part;
+          throw new Error(`unknown stream part ${JSON.stringify(unknown)}`);
+        }
       }
     }
   }

@@ -206,18 +206,24 @@ describe('image output (modality "image")', () => {
     assert.equal('images' in plain.choices[0].message, false, 'omitted when there are none');
   });
 
-  test('stream: text, then each image as a delta of its own, then the finish, even within one event', () => {
+  test('stream: text, then each image as a frame of its own, then the finish, even within one event', () => {
     const decoder = new GeminiStreamDecoder(target, 0);
     const event = (data: unknown) => ({ data: JSON.stringify(data), event: '', id: '' });
-    const chunks = [
+    const frames = [
       ...decoder.onEvent(event({ responseId: 'r', candidates: [{ index: 0, content: { parts: [{ text: 'Here ' }] } }] })),
       ...decoder.onEvent(event({ responseId: 'r', candidates: [{ index: 0, content: { parts }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 1300, totalTokenCount: 1305 } })),
     ];
-    assert.deepEqual(
-      chunks.map((c) => c.choices[0]!.delta),
-      [{ role: 'assistant', content: '' }, { content: 'Here ' }, { content: 'Here is your cat.' }, { images: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] }, {}],
-    );
-    assert.equal(chunks.at(-1)!.choices[0]!.finish_reason, 'stop');
+    assert.deepEqual(frames, [
+      [
+        { type: 'start', id: 'r', created: 0, model: 'gemini-public' },
+        { type: 'role', choice: 0, role: 'assistant' },
+        { type: 'text-delta', choice: 0, text: '' },
+      ],
+      [{ type: 'text-delta', choice: 0, text: 'Here ' }],
+      [{ type: 'text-delta', choice: 0, text: 'Here is your cat.' }],
+      [{ type: 'image', choice: 0, image: { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } } }],
+      [{ type: 'finish', choice: 0, reason: 'stop', raw: 'STOP' }],
+    ]);
     assert.deepEqual(decoder.end(), { complete: true, usage: { prompt_tokens: 5, completion_tokens: 1300, total_tokens: 1305, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } } });
   });
 });

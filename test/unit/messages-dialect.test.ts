@@ -2,7 +2,7 @@
 // event sequence.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { IrChunk } from '../../src/core/ir/chat.ts';
+import type { IrStreamPart } from '../../src/core/ir/stream.ts';
 import { upstreamUnavailable } from '../../src/core/errors.ts';
 import { convertRequest } from '../../src/dialects/messages/convert-request.ts';
 import { encodeMessage } from '../../src/dialects/messages/encode.ts';
@@ -77,21 +77,22 @@ describe('IR → messages', () => {
     });
   });
 
-  test('chunks become the exact event sequence', () => {
-    const chunk = (delta: IrChunk['choices'][number]['delta'], finish: 'stop' | 'length' | 'tool_calls' | null = null): IrChunk => ({ id: 'c1', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] });
+  test('frames of parts become the exact event sequence', () => {
+    const text = (t: string): IrStreamPart => ({ type: 'text-delta', choice: 0, text: t });
+    const args = (index: number, argumentsDelta: string): IrStreamPart => ({ type: 'tool-call-delta', choice: 0, index, argumentsDelta });
     const encoder = new MessagesStreamEncoder();
     let out = '';
-    for (const c of [
-      chunk({ role: 'assistant', content: '' }),
-      chunk({ content: 'Let me ' }),
-      chunk({ content: 'check.' }),
-      chunk({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'f', arguments: '' } }] }),
-      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"a":' } }] }),
-      chunk({ tool_calls: [{ index: 0, function: { arguments: '1}' } }] }),
-      chunk({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'g', arguments: '{}' } }] }),
-      chunk({}, 'tool_calls'),
-    ]) {
-      out += encoder.chunk(c);
+    for (const frame of [
+      [{ type: 'start', id: 'c1', created: 0, model: 'm' }, { type: 'role', choice: 0, role: 'assistant' }, text('')],
+      [text('Let me ')],
+      [text('check.')],
+      [{ type: 'tool-call-start', choice: 0, index: 0, id: 'call_a', name: 'f' }, args(0, '')],
+      [args(0, '{"a":')],
+      [args(0, '1}')],
+      [{ type: 'tool-call-start', choice: 0, index: 1, id: 'call_b', name: 'g' }, args(1, '{}')],
+      [{ type: 'finish', choice: 0, reason: 'tool_calls', raw: null }],
+    ] satisfies IrStreamPart[][]) {
+      out += encoder.frame(frame);
     }
     out += encoder.end({ prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 });
     const events = out.trimEnd().split('\n\n').map((block) => {

@@ -1,5 +1,6 @@
 import type { GatewayError } from '../errors.ts';
-import type { IrChatRequest, IrChunk, IrCompletion, IrUsage } from '../ir/chat.ts';
+import type { IrChatRequest, IrCompletion, IrUsage } from '../ir/chat.ts';
+import type { IrStreamFrame } from '../ir/stream.ts';
 import type { ChatWire } from '../ir/output.ts';
 import type {
   ImageEditCall,
@@ -154,12 +155,12 @@ export interface DecodedCompletion {
 }
 
 /**
- * A vendor's half of a translated stream: upstream events → IR chunks, with the usage and the
+ * A vendor's half of a translated stream: upstream events → IR stream parts, with the usage and the
  * end of the stream watched on the side. Pure and incremental: it sees one event at a time.
  */
 export interface IrStreamDecoder {
-  /** one upstream event → the IR chunks it completes (often none or one) */
-  onEvent(event: SseEvent): IrChunk[];
+  /** one upstream event → the frames of IR parts it completes (often none or one) */
+  onEvent(event: SseEvent): IrStreamFrame[];
   /** the upstream closed: whether the stream ended properly, and the last cumulative usage */
   end(): { complete: boolean; usage: IrUsage | null };
   /** an error the upstream sent inside the stream */

@@ -1,9 +1,10 @@
 /**
- * The internal representation (IR) of a chat exchange. It is the OpenAI chat-completions shape
- * (request, completion object, `chat.completion.chunk`), typed only as far as the gateway reads
- * it: every vendor family translates its wire format to and from these types, and every client
- * dialect encodes them. Two additions the OpenAI wire lacks: the vendor's own finish reason
- * (`raw_finish_reason`) beside the unified one, and the stop sequence that ended a choice.
+ * The internal representation (IR) of a chat exchange's request and whole answer. It is the
+ * OpenAI chat-completions shape (request, completion object), typed only as far as the gateway
+ * reads it: every vendor family translates its wire format to and from these types, and every
+ * client dialect encodes them. Two additions the OpenAI wire lacks: the vendor's own finish
+ * reason (`raw_finish_reason`) beside the unified one, and the stop sequence that ended a choice.
+ * A streamed answer is a union of parts instead (`stream.ts`).
  */
 
 /** The unified finish reasons (OpenAI's set). */
@@ -171,39 +172,4 @@ export interface IrCompletion {
   model: string;
   choices: IrChoice[];
   usage: IrUsage | null;
-}
-
-// ---- stream ---------------------------------------------------------------------------------
-
-export interface IrToolCallDelta {
-  /** position in the choice's final `tool_calls` array */
-  index: number;
-  id?: string;
-  type?: 'function';
-  function?: { name?: string; arguments?: string };
-}
-
-export interface IrDelta {
-  role?: 'assistant';
-  content?: string;
-  refusal?: string;
-  tool_calls?: IrToolCallDelta[];
-  /** whole images, each delta carrying the ones that just arrived */
-  images?: IrOutputImage[];
-}
-
-export interface IrChunkChoice {
-  index: number;
-  delta: IrDelta;
-  finish_reason: FinishReason | null;
-  raw_finish_reason?: string | null;
-  stop_sequence?: string | null;
-}
-
-/** One `chat.completion.chunk`; usage travels beside the stream (see the stream decoders). */
-export interface IrChunk {
-  id: string;
-  created: number;
-  model: string;
-  choices: IrChunkChoice[];
 }

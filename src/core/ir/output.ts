@@ -1,5 +1,6 @@
 import type { GatewayError } from '../errors.ts';
-import type { IrChunk, IrCompletion, IrUsage } from './chat.ts';
+import type { IrCompletion, IrUsage } from './chat.ts';
+import type { IrStreamFrame } from './stream.ts';
 
 /** A wire format a chat answer is written in: a client's dialect, or a vendor family's own wire. */
 export type ChatWire = 'openai-chat' | 'messages';
@@ -18,8 +19,8 @@ export interface ChatOutput {
 }
 
 export interface ChatStreamEncoder {
-  /** one IR chunk → client text ('' = nothing to write yet) */
-  chunk(chunk: IrChunk): string;
+  /** one frame of IR parts → client text ('' = nothing to write yet) */
+  frame(parts: IrStreamFrame): string;
   /** the upstream ended the stream properly: closing events (usage, terminator) */
   end(usage: IrUsage | null): string;
   /** an in-band error in the dialect, written before closing a failed stream */

@@ -1,16 +1,18 @@
 import type { GatewayError } from '../../core/errors.ts';
-import type { FinishReason, IrChunk, IrUsage } from '../../core/ir/chat.ts';
+import type { FinishReason, IrUsage } from '../../core/ir/chat.ts';
+import type { IrStreamFrame } from '../../core/ir/stream.ts';
 import type { ChatStreamEncoder } from '../../core/ir/output.ts';
 import { encodeMessagesError } from './encode-error.ts';
 import { messageId, messagesUsage } from './encode-usage.ts';
 import { stopReasonOf } from './map-stop-reason.ts';
 
 /**
- * IR chunks → the exact messages event sequence (protocols.md §3.5, §4.4), `event:` lines
- * included: message_start on the first chunk; a text block opened at the first text; a tool_use
- * block per new tool call (argument fragments as input_json_delta); blocks closed as the next one
- * opens and at the finish; message_delta (stop reason, usage) and message_stop once the upstream
- * ended properly. Only the first choice is encoded (the format has no `n`).
+ * IR parts → the exact messages event sequence (protocols.md §3.5, §4.4), `event:` lines
+ * included: message_start on the first frame; a text block opened at the first text (a frame's
+ * text and refusal pieces written as one text_delta); a tool_use block per new tool call
+ * (argument fragments as input_json_delta); blocks closed as the next one opens and at the
+ * finish; message_delta (stop reason, usage) and message_stop once the upstream ended properly.
+ * Only the first choice is encoded (the format has no `n`); images and roles are not written.
  */
 export class MessagesStreamEncoder implements ChatStreamEncoder {
   private started = false;
@@ -22,33 +24,49 @@ export class MessagesStreamEncoder implements ChatStreamEncoder {
   private finish: FinishReason | null = null;
   private stopSequence: string | null = null;
 
-  chunk(chunk: IrChunk): string {
-    let out = this.start(chunk);
-    for (const choice of chunk.choices) {
-      if (choice.index !== 0) continue;
-      const delta = choice.delta;
-      const text = (delta.content ?? '') + (delta.refusal ?? '');
-      if (text !== '') {
-        if (this.open?.kind !== 'text') out += this.openBlock('text', { type: 'text', text: '' });
-        out += event('content_block_delta', { index: this.open!.index, delta: { type: 'text_delta', text } });
-      }
-      for (const call of delta.tool_calls ?? []) {
-        let block = this.toolBlocks.get(call.index);
-        if (block === undefined) {
-          out += this.openBlock('tool', { type: 'tool_use', id: call.id ?? '', name: call.function?.name ?? '', input: {} });
-          block = this.open!.index;
-          this.toolBlocks.set(call.index, block);
+  frame(parts: IrStreamFrame): string {
+    const first = parts[0];
+    let out = this.start(first?.type === 'start' ? first : null);
+    /** the frame's text so far, written as one delta before whatever follows it */
+    let text = '';
+    const flush = (): string => {
+      if (text === '') return '';
+      let written = this.open?.kind === 'text' ? '' : this.openBlock('text', { type: 'text', text: '' });
+      written += event('content_block_delta', { index: this.open!.index, delta: { type: 'text_delta', text } });
+      text = '';
+      return written;
+    };
+    for (const part of parts) {
+      if (part.type !== 'start' && part.choice !== 0) continue;
+      switch (part.type) {
+        case 'start':
+        case 'role':
+        case 'image':
+          break;
+        case 'text-delta':
+        case 'refusal-delta':
+          text += part.text;
+          break;
+        case 'tool-call-start':
+          out += flush() + this.toolBlock(part.index, part.id ?? '', part.name ?? '');
+          break;
+        case 'tool-call-delta': {
+          out += flush() + this.toolBlock(part.index, '', '');
+          if (part.argumentsDelta !== '') out += event('content_block_delta', { index: this.toolBlocks.get(part.index)!, delta: { type: 'input_json_delta', partial_json: part.argumentsDelta } });
+          break;
         }
-        const piece = call.function?.arguments ?? '';
-        if (piece !== '') out += event('content_block_delta', { index: block, delta: { type: 'input_json_delta', partial_json: piece } });
-      }
-      if (choice.finish_reason !== null) {
-        out += this.closeBlock();
-        this.finish = choice.finish_reason;
-        this.stopSequence = choice.stop_sequence ?? null;
+        case 'finish':
+          out += flush() + this.closeBlock();
+          this.finish = part.reason;
+          this.stopSequence = part.stopSequence ?? null;
+          break;
+        default: {
+          const unknown: never = part;
+          throw new Error(`unknown stream part ${JSON.stringify(unknown)}`);
+        }
       }
     }
-    return out;
+    return out + flush();
   }
 
   end(usage: IrUsage | null): string {
@@ -61,13 +79,22 @@ export class MessagesStreamEncoder implements ChatStreamEncoder {
     return encodeMessagesError(error);
   }
 
-  private start(chunk: IrChunk | null): string {
+  /** message_start, once, named after the first frame's start part */
+  private start(start: { id: string; model: string } | null): string {
     if (this.started) return '';
     this.started = true;
-    if (chunk) this.meta = { id: messageId(chunk.id), model: chunk.model };
+    if (start) this.meta = { id: messageId(start.id), model: start.model };
     return event('message_start', {
       message: { ...this.meta, type: 'message', role: 'assistant', content: [], stop_reason: null, stop_sequence: null, usage: messagesUsage(null) },
     });
+  }
+
+  /** opens the tool_use block of a call not seen before ('' when it is open already) */
+  private toolBlock(call: number, id: string, name: string): string {
+    if (this.toolBlocks.has(call)) return '';
+    const out = this.openBlock('tool', { type: 'tool_use', id, name, input: {} });
+    this.toolBlocks.set(call, this.open!.index);
+    return out;
   }
 
   private openBlock(kind: 'text' | 'tool', block: Record<string, unknown>): string {

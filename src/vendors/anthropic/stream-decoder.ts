@@ -1,5 +1,6 @@
 import type { GatewayError } from '../../core/errors.ts';
-import type { IrChunk, IrChunkChoice, IrUsage } from '../../core/ir/chat.ts';
+import type { IrUsage } from '../../core/ir/chat.ts';
+import type { IrStreamFrame, IrStreamPart } from '../../core/ir/stream.ts';
 import type { IrStreamDecoder, TargetInfo } from '../../core/contracts/vendor-codec.ts';
 import { asNumber, asObject, asString, parseJson, type JsonObject } from '../_kit/read.ts';
 import type { SseEvent } from '../../core/sse.ts';
@@ -9,9 +10,10 @@ import { mergeUsage, usageToIr } from './map-usage.ts';
 import { packThinking, type ThinkingBlock } from './thinking-state.ts';
 
 /**
- * Anthropic stream events → IR chunks (protocols.md §4.3). Tool calls are numbered by their own
- * counter, not the vendor's block index; thinking blocks are gathered and packed into the next
- * tool call's id; usage is merged from `message_start` and every `message_delta`.
+ * Anthropic stream events → IR parts, at most one frame per event (protocols.md §4.3). Tool
+ * calls are numbered by their own counter, not the vendor's block index; thinking blocks are
+ * gathered and packed into the next tool call's id; usage is merged from `message_start` and
+ * every `message_delta`.
  */
 export class AnthropicStreamDecoder implements IrStreamDecoder {
   private readonly target: TargetInfo;
@@ -19,6 +21,8 @@ export class AnthropicStreamDecoder implements IrStreamDecoder {
   private id = 'msg_gateway';
   private usage: JsonObject | undefined;
   private done = false;
+  /** the id the last `start` part named */
+  private told: string | undefined;
   /** vendor block index → tool-call index */
   private readonly toolIndex = new Map<number, number>();
   private thinking: ThinkingBlock[] = [];
@@ -31,7 +35,7 @@ export class AnthropicStreamDecoder implements IrStreamDecoder {
     this.created = created;
   }
 
-  onEvent(event: SseEvent): IrChunk[] {
+  onEvent(event: SseEvent): IrStreamFrame[] {
     if (this.done || this.failed) return [];
     const type = event.event;
     if (type === 'ping' || type === undefined) return [];
@@ -42,7 +46,7 @@ export class AnthropicStreamDecoder implements IrStreamDecoder {
         const message = asObject(json.message) ?? {};
         this.id = asString(message.id) ?? this.id;
         this.usage = mergeUsage(this.usage, message.usage);
-        return [this.chunk({ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null })];
+        return this.frame({ type: 'role', choice: 0, role: 'assistant' }, { type: 'text-delta', choice: 0, text: '' });
       }
       case 'content_block_start':
         return this.blockStart(asNumber(json.index) ?? 0, asObject(json.content_block) ?? {});
@@ -62,7 +66,7 @@ export class AnthropicStreamDecoder implements IrStreamDecoder {
         const delta = asObject(json.delta) ?? {};
         const raw = asString(delta.stop_reason) ?? null;
         if (raw === null) return [];
-        return [this.chunk({ index: 0, delta: {}, finish_reason: mapStopReason(raw), raw_finish_reason: raw, stop_sequence: asString(delta.stop_sequence) ?? null })];
+        return this.frame({ type: 'finish', choice: 0, reason: mapStopReason(raw), raw, stopSequence: asString(delta.stop_sequence) ?? null });
       }
       case 'message_stop':
         this.done = true;
@@ -80,11 +84,11 @@ export class AnthropicStreamDecoder implements IrStreamDecoder {
     return { complete: this.done, usage: usageToIr(this.usage) };
   }
 
-  private blockStart(index: number, block: JsonObject): IrChunk[] {
+  private blockStart(index: number, block: JsonObject): IrStreamFrame[] {
     switch (block.type) {
       case 'text': {
         const text = asString(block.text) ?? '';
-        return text === '' ? [] : [this.chunk({ index: 0, delta: { content: text }, finish_reason: null })];
+        return text === '' ? [] : this.frame({ type: 'text-delta', choice: 0, text });
       }
       case 'tool_use': {
         const position = this.toolIndex.size;
@@ -92,7 +96,7 @@ export class AnthropicStreamDecoder implements IrStreamDecoder {
         const id = packThinking(asString(block.id) ?? '', this.thinking);
         this.thinking = [];
         const name = asString(block.name) ?? '';
-        return [this.chunk({ index: 0, delta: { tool_calls: [{ index: position, id, type: 'function', function: { name, arguments: '' } }] }, finish_reason: null })];
+        return this.frame({ type: 'tool-call-start', choice: 0, index: position, id, name }, { type: 'tool-call-delta', choice: 0, index: position, argumentsDelta: '' });
       }
       case 'thinking':
         this.openThinking.set(index, { type: 'thinking', thinking: asString(block.thinking) ?? '', signature: asString(block.signature) ?? '' });
@@ -105,17 +109,17 @@ export class AnthropicStreamDecoder implements IrStreamDecoder {
     }
   }
 
-  private blockDelta(index: number, delta: JsonObject): IrChunk[] {
+  private blockDelta(index: number, delta: JsonObject): IrStreamFrame[] {
     switch (delta.type) {
       case 'text_delta': {
         const text = asString(delta.text) ?? '';
-        return text === '' ? [] : [this.chunk({ index: 0, delta: { content: text }, finish_reason: null })];
+        return text === '' ? [] : this.frame({ type: 'text-delta', choice: 0, text });
       }
       case 'input_json_delta': {
         const position = this.toolIndex.get(index);
         const piece = asString(delta.partial_json) ?? '';
         if (position === undefined || piece === '') return [];
-        return [this.chunk({ index: 0, delta: { tool_calls: [{ index: position, function: { arguments: piece } }] }, finish_reason: null })];
+        return this.frame({ type: 'tool-call-delta', choice: 0, index: position, argumentsDelta: piece });
       }
       case 'thinking_delta': {
         const block = this.openThinking.get(index);
@@ -132,7 +136,10 @@ export class AnthropicStreamDecoder implements IrStreamDecoder {
     }
   }
 
-  private chunk(choice: IrChunkChoice): IrChunk {
-    return { id: this.id, created: this.created, model: this.target.publicModel, choices: [choice] };
+  /** one frame; the first (and any after the id changed) opens with the answer's metadata */
+  private frame(...parts: IrStreamPart[]): IrStreamFrame[] {
+    if (this.told === this.id) return [parts];
+    this.told = this.id;
+    return [[{ type: 'start', id: this.id, created: this.created, model: this.target.publicModel }, ...parts]];
   }
 }

@@ -1,5 +1,6 @@
 import type { GatewayError } from '../../core/errors.ts';
-import type { IrChunk, IrChunkChoice, IrUsage } from '../../core/ir/chat.ts';
+import type { IrUsage } from '../../core/ir/chat.ts';
+import type { IrStreamFrame, IrStreamPart } from '../../core/ir/stream.ts';
 import type { IrStreamDecoder, TargetInfo } from '../../core/contracts/vendor-codec.ts';
 import { asArray, asNumber, asObject, asString, parseJson, type JsonObject } from '../_kit/read.ts';
 import type { SseEvent } from '../../core/sse.ts';
@@ -14,10 +15,10 @@ interface CandidateState {
 }
 
 /**
- * Gemini `?alt=sse` events → IR chunks (protocols.md §5.3, §5.8). Each event is a whole
- * GenerateContentResponse with the new parts: text → content deltas, each function call (always
- * whole) → one tool-call delta with its arguments, each drawn image (always whole) → one
- * `images` delta, `finishReason` → the finish chunk.
+ * Gemini `?alt=sse` events → IR parts (protocols.md §5.3, §5.8). Each event is a whole
+ * GenerateContentResponse with the new parts: text → a text delta, each function call (always
+ * whole) → its start and all its arguments, each drawn image (always whole) → an image part,
+ * `finishReason` → the finish part; each in a frame of its own.
  * There is no terminator: the stream is complete when every candidate has finished.
  * `usageMetadata` is a running total: the last one wins.
  */
@@ -28,6 +29,7 @@ export class GeminiStreamDecoder implements IrStreamDecoder {
   private usage: IrUsage | null = null;
   private readonly candidates = new Map<number, CandidateState>();
   private blocked = false;
+  private started = false;
   failed: GatewayError | undefined;
 
   constructor(target: TargetInfo, created: number) {
@@ -35,7 +37,7 @@ export class GeminiStreamDecoder implements IrStreamDecoder {
     this.created = created;
   }
 
-  onEvent(event: SseEvent): IrChunk[] {
+  onEvent(event: SseEvent): IrStreamFrame[] {
     if (this.failed || this.blocked) return [];
     const json = asObject(parseJson(event.data));
     if (!json) return [];
@@ -43,18 +45,22 @@ export class GeminiStreamDecoder implements IrStreamDecoder {
       this.failed = inBandError(json);
       return [];
     }
-    this.id ??= asString(json.responseId) ?? `gen-${this.created}`;
+    const id = (this.id ??= asString(json.responseId) ?? `gen-${this.created}`);
     this.usage = usageToIr(json.usageMetadata) ?? this.usage;
-    const choices: IrChunkChoice[] = [];
+    const frames: IrStreamPart[][] = [];
     const list = asArray(json.candidates);
-    list.forEach((raw, position) => this.candidate(asObject(raw) ?? {}, position, choices));
+    list.forEach((raw, position) => this.candidate(asObject(raw) ?? {}, position, frames));
     const blockReason = asString(asObject(json.promptFeedback)?.blockReason);
     if (list.length === 0 && blockReason !== undefined) {
       this.blocked = true;
-      choices.push({ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null });
-      choices.push({ index: 0, delta: {}, finish_reason: 'content_filter', raw_finish_reason: blockReason });
+      frames.push([{ type: 'role', choice: 0, role: 'assistant' }, { type: 'text-delta', choice: 0, text: '' }]);
+      frames.push([{ type: 'finish', choice: 0, reason: 'content_filter', raw: blockReason }]);
     }
-    return choices.map((choice) => ({ id: this.id!, created: this.created, model: this.target.publicModel, choices: [choice] }));
+    if (frames.length > 0 && !this.started) {
+      this.started = true;
+      frames[0]!.unshift({ type: 'start', id, created: this.created, model: this.target.publicModel });
+    }
+    return frames;
   }
 
   end(): { complete: boolean; usage: IrUsage | null } {
@@ -63,25 +69,29 @@ export class GeminiStreamDecoder implements IrStreamDecoder {
     return { complete, usage: this.usage };
   }
 
-  private candidate(candidate: JsonObject, position: number, out: IrChunkChoice[]): void {
-    const index = asNumber(candidate.index) ?? position;
-    let state = this.candidates.get(index);
+  private candidate(candidate: JsonObject, position: number, out: IrStreamPart[][]): void {
+    const choice = asNumber(candidate.index) ?? position;
+    let state = this.candidates.get(choice);
     if (!state) {
       state = { calls: 0, finished: false };
-      this.candidates.set(index, state);
-      out.push({ index, delta: { role: 'assistant', content: '' }, finish_reason: null });
+      this.candidates.set(choice, state);
+      out.push([{ type: 'role', choice, role: 'assistant' }, { type: 'text-delta', choice, text: '' }]);
     }
     if (state.finished) return;
-    const { text, calls, images } = readParts(candidate.content, `${this.id}|${index}`, state.calls);
-    if (text !== '') out.push({ index, delta: { content: text }, finish_reason: null });
+    const { text, calls, images } = readParts(candidate.content, `${this.id}|${choice}`, state.calls);
+    if (text !== '') out.push([{ type: 'text-delta', choice, text }]);
     for (const call of calls) {
-      out.push({ index, delta: { tool_calls: [{ index: state.calls++, id: call.id, type: 'function', function: call.function }] }, finish_reason: null });
+      const index = state.calls++;
+      out.push([
+        { type: 'tool-call-start', choice, index, id: call.id, name: call.function.name },
+        { type: 'tool-call-delta', choice, index, argumentsDelta: call.function.arguments },
+      ]);
     }
-    for (const image of images) out.push({ index, delta: { images: [image] }, finish_reason: null });
+    for (const image of images) out.push([{ type: 'image', choice, image }]);
     const finish = asString(candidate.finishReason);
     if (finish !== undefined) {
       state.finished = true;
-      out.push({ index, delta: {}, finish_reason: mapFinishReason(finish, state.calls > 0), raw_finish_reason: finish });
+      out.push([{ type: 'finish', choice, reason: mapFinishReason(finish, state.calls > 0), raw: finish }]);
     }
   }
 }
