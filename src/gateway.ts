@@ -35,6 +35,8 @@ import { videoJobsRepository, type VideoJobsRepository } from './store/repositor
 import { RealtimeSessions } from './realtime/sessions.ts';
 import { createFlusher } from './store/flusher.ts';
 import { StateSync } from './store/state-sync.ts';
+import { ResponseKeeper } from './store/response-keeper.ts';
+import { responsesRepository } from './store/repositories/responses.ts';
 import { adapters, configureVendors } from './vendors/registry.ts';
 import { RequestLog } from './observability/logger.ts';
 
@@ -51,6 +53,8 @@ export interface Gateway extends PipelineDeps, AdminDeps {
   /** the back office's repositories, and the video jobs' */
   repos: AdminDeps['repos'] & { videoJobs: VideoJobsRepository };
   sync: StateSync;
+  /** the Responses dialect's stored answers (written behind, swept past the retention) */
+  responses: ResponseKeeper;
   keys: KeyStore;
   redis: Redis | undefined;
   /** images and videos the gateway serves itself, under signed links */
@@ -136,6 +140,10 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
       videoJobs: videoJobsRepository(store.db),
     },
     sync,
+    responses: new ResponseKeeper(responsesRepository(store.db), {
+      retentionDays: config.responsesRetentionDays,
+      onError: (err, what) => log.error({ err: err instanceof Error ? err.message : String(err) }, `${what} failed; retried at the next flush`),
+    }),
     keys,
     ledger,
     router,
@@ -159,6 +167,7 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
     requestTimeoutMs: config.media.upstreamTimeoutMs,
   });
   await sync.start();
+  gateway.responses.start();
   if (settlementLog) await replaySettlements(gateway, settlementLog);
   gateway.videoWorker.start();
   await gateway.health.start();
@@ -173,6 +182,8 @@ export async function closeGateway(gateway: Gateway): Promise<void> {
   // realtime sessions bill their last responses before the final flush
   await gateway.realtime.closeAll();
   await gateway.sync.stop();
+  // answers kept by the last requests are written before the database closes
+  await gateway.responses.stop();
   await gateway.upstream.close();
   await gateway.sharedHolds?.close();
   gateway.redis?.disconnect();

@@ -7,6 +7,7 @@ import type { ChatOutput } from '../ir/output.ts';
 import type { PaidEstimate } from '../paid-features.ts';
 import type { Meter } from '../pricing.ts';
 import type { TextCounter } from '../tokens/token-counter.ts';
+import type { StoredResponses } from './stored-responses.ts';
 
 /**
  * A client dialect: one wire format the gateway speaks to clients (OpenAI, messages, Google).
@@ -56,12 +57,16 @@ export interface DialectRoute<Body = unknown> {
   media?: boolean;
   /** where no provider offers `operation` for the model (a provider still serving it), the gateway counts the prompt itself, free */
   countLocally?: LocalCount<Body>;
+  /** the route reads and keeps stored responses: the ids of those its request refers to, loaded (with their chains) into `DecodeContext.stored` */
+  storedRefs?(input: RouteInput<Body>): readonly string[];
   /** the model the request names (the allowlist and the catalogue look at it) */
   model(input: RouteInput<Body>): string;
   decode(input: RouteInput<Body>, ctx: DecodeContext): Decoded<unknown>;
 }
 
 export interface LocalCount<Body> {
+  /** counted by the gateway even where a provider offers the operation (no family's native count reads the dialect's wire) */
+  always?: boolean;
   measure(body: Body, count: TextCounter): number;
   answer(tokens: number): unknown;
 }
@@ -90,6 +95,8 @@ export interface DecodeContext {
   offLoop: Pick<OffLoopCounter, 'boundCounter'>;
   /** the output cap of a request that sets none */
   defaultMaxOutputTokens: number;
+  /** the account's stored responses, for a route with `storedRefs` (absent where the gateway keeps none) */
+  stored?: StoredResponses;
 }
 
 /** A request decoded by a dialect: what the route hands the pipeline beside the operation's name. */

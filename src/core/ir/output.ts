@@ -3,7 +3,7 @@ import type { IrCompletion, IrUsage } from './chat.ts';
 import type { IrStreamFrame } from './stream.ts';
 
 /** A wire format a chat answer is written in: a client's dialect, or a vendor family's own wire. */
-export type ChatWire = 'openai-chat' | 'messages';
+export type ChatWire = 'openai-chat' | 'messages' | 'openai-responses' | 'gemini';
 
 /**
  * How IR results reach a client: one implementation per client dialect (OpenAI chat, messages…).

@@ -8,6 +8,7 @@ import type { Router } from '../../pipeline/router.ts';
 import type { PipelineDeps } from '../../pipeline/types.ts';
 import type { VideoJobsRepository } from '../../store/repositories/video-jobs.ts';
 import type { StateSync } from '../../store/state-sync.ts';
+import type { ResponseKeeper } from '../../store/response-keeper.ts';
 
 /**
  * What each group of routes uses: the pipeline's dependencies (src/pipeline/types.ts), the back
@@ -22,7 +23,10 @@ import type { StateSync } from '../../store/state-sync.ts';
  */
 export type DialectRouteDeps = PipelineDeps &
   AuthenticateDeps &
-  AdmissionDeps & { config: Pick<Config, 'defaultMaxOutputTokens'> & { media: Pick<Config['media'], 'upstreamTimeoutMs'> } };
+  AdmissionDeps & { config: Pick<Config, 'defaultMaxOutputTokens'> & { media: Pick<Config['media'], 'upstreamTimeoutMs'> }; responses?: Pick<ResponseKeeper, 'load' | 'save'> };
+
+/** The stored responses' routes (GET/DELETE /v1/responses/{id}, its input items), scoped to the key's account. */
+export type StoredResponseRouteDeps = { responses: Pick<ResponseKeeper, 'get' | 'delete' | 'listInputItems'> };
 
 /** `/v1/models`: which providers serve which model, and the catalogue's owner of each. */
 export type ModelListDeps = { router: Pick<Router, 'all' | 'servedModels' | 'serves'>; catalogue: PipelineDeps['catalogue'] };

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
+import type { Principal } from '../../auth/key-store.ts';
 import type { Decoded, DecodeContext, Dialect, DialectRoute, RouteInput } from '../../core/contracts/dialect.ts';
+import type { StoredResponses } from '../../core/contracts/stored-responses.ts';
 import type { DecodedResponse, MessagesCall } from '../../core/contracts/vendor-codec.ts';
 import { modelNotFound, notFound } from '../../core/errors.ts';
 import type { ChatOutput } from '../../core/ir/output.ts';
@@ -122,6 +124,7 @@ async function serve(deps: DialectRouteDeps, route: DialectRoute, request: Fasti
     if (route.precheck === 'served' && !deps.router.serves(named)) throw modelNotFound(named);
   }
   let catalogued: CatalogueModel | undefined;
+  const stored = route.storedRefs && deps.responses ? await storedResponses(deps.responses, principal, route.storedRefs(input)) : undefined;
   const context = (count: TextCounter): DecodeContext => ({
     get model() {
       return (catalogued ??= deps.catalogue.get(named));
@@ -129,6 +132,7 @@ async function serve(deps: DialectRouteDeps, route: DialectRoute, request: Fasti
     count,
     offLoop: offLoopCounter,
     defaultMaxOutputTokens: deps.config.defaultMaxOutputTokens,
+    ...(stored && { stored }),
   });
   let count: TextCounter = countTextTokens;
   if (route.countsTexts) {
@@ -138,7 +142,7 @@ async function serve(deps: DialectRouteDeps, route: DialectRoute, request: Fasti
   const decoded = route.decode(input, context(count));
   if (!route.precheck) checkModelAllowed(principal, decoded.model);
 
-  if (route.countLocally && deps.router.candidates(decoded.model, route.operation).length === 0) {
+  if (route.countLocally && (route.countLocally.always === true || deps.router.candidates(decoded.model, route.operation).length === 0)) {
     if (!deps.router.serves(decoded.model)) throw modelNotFound(decoded.model);
     const counted = offLoopCounter.countPrompt(input.body, route.countLocally.measure, input.bodyBytes);
     const tokens = typeof counted === 'number' ? counted : await counted;
@@ -150,6 +154,12 @@ async function serve(deps: DialectRouteDeps, route: DialectRoute, request: Fasti
   return reply;
 }
 
+/** The account's stored responses a request refers to, and where its answer is kept (under the key that asked). */
+async function storedResponses(keeper: NonNullable<DialectRouteDeps['responses']>, principal: Principal, refs: readonly string[]): Promise<StoredResponses> {
+  const found = await keeper.load(principal.accountId, refs);
+  return { found, save: (turn) => keeper.save(principal.accountId, principal.key.id, turn) };
+}
+
 function operationOf(deps: DialectRouteDeps, route: DialectRoute, decoded: Decoded<unknown>): OperationRequest<unknown, unknown> {
   const { output, answer, ...call } = decoded;
   return {
@@ -158,7 +168,8 @@ function operationOf(deps: DialectRouteDeps, route: DialectRoute, decoded: Decod
     ...call,
     ...(output && { bridge: bridgeOf(route, output) }),
     ...(route.media && { firstByteTimeoutMs: deps.config.media.upstreamTimeoutMs }),
-    ...(answer && { respond: async (result: DecodedResponse<unknown>) => ({ body: answer(result.result as never), contentType: 'application/json' }) }),
+    // an operation without a neutral result (embeddings) hands the encoder the codec's body
+    ...(answer && { respond: async (result: DecodedResponse<unknown>) => ({ body: answer((result.result ?? result.body) as never), contentType: 'application/json' }) }),
   };
 }
 

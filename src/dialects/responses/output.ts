@@ -1,0 +1,14 @@
+import type { ChatOutput } from '../../core/ir/output.ts';
+import { encodeResponse } from './encode.ts';
+import { ResponsesStreamEncoder } from './encode-stream.ts';
+import type { RequestEcho } from './response-object.ts';
+
+/** The Responses wire as an IR output, one per request: its `response` objects repeat the request's settings; `onFinal` gets the complete one (to store it). */
+export function responsesOutput(echo: RequestEcho, onFinal?: (response: Record<string, unknown>) => void): ChatOutput {
+  return {
+    wire: 'openai-responses',
+    contentType: 'application/json',
+    encodeCompletion: (completion) => encodeResponse(completion, echo, onFinal),
+    streamEncoder: () => new ResponsesStreamEncoder(echo, onFinal),
+  };
+}

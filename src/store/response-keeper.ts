@@ -1,0 +1,117 @@
+import type { StoredTurn } from '../core/contracts/stored-responses.ts';
+import { responseExpiry, type InputItemsPage, type InputItemsQuery, type ResponsesRepository, type StoredResponse } from './repositories/responses.ts';
+
+export interface ResponseKeeperOptions {
+  retentionDays: number;
+  /** how long a kept answer waits before its batch is written */
+  flushDelayMs?: number;
+  /** how often expired rows are deleted */
+  sweepIntervalMs?: number;
+  /** the longest `previous_response_id` chain loaded */
+  maxChain?: number;
+  onError?: (err: unknown, what: string) => void;
+}
+
+/**
+ * The Responses dialect's stored answers: kept off the request path (a write-behind batch written
+ * with `insertMany` shortly after, and on `stop`, so a graceful shutdown loses none), read back
+ * scoped to the account (a batch not yet written is written first, so a client reads its own
+ * answer at once), and deleted once past the retention (swept on a timer).
+ */
+export class ResponseKeeper {
+  private readonly repo: ResponsesRepository;
+  private readonly options: Required<Omit<ResponseKeeperOptions, 'onError'>> & Pick<ResponseKeeperOptions, 'onError'>;
+  private pending = new Map<string, StoredResponse>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(repo: ResponsesRepository, options: ResponseKeeperOptions) {
+    this.repo = repo;
+    this.options = { flushDelayMs: 200, sweepIntervalMs: 3_600_000, maxChain: 1_000, ...options };
+  }
+
+  start(): void {
+    this.sweepTimer = setInterval(() => void this.sweep(), this.options.sweepIntervalMs);
+    this.sweepTimer.unref();
+  }
+
+  /** writes what is pending; later saves are still written by a further flush */
+  async stop(): Promise<void> {
+    clearInterval(this.sweepTimer);
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    await this.flush();
+  }
+
+  save(accountId: string, keyId: string | null, turn: StoredTurn): void {
+    const expiresAt = responseExpiry(turn.createdAt, this.options.retentionDays);
+    this.pending.set(turn.id, { ...turn, accountId, keyId, expiresAt });
+    this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = undefined;
+      void this.flush();
+    }, this.options.flushDelayMs);
+  }
+
+  /** Writes the pending batch (after any write under way); a failed batch stays pending for the next flush. */
+  flush(): Promise<void> {
+    this.writing = this.writing.then(async () => {
+      if (this.pending.size === 0) return;
+      const batch = this.pending;
+      this.pending = new Map();
+      try {
+        await this.repo.insertMany([...batch.values()]);
+      } catch (err) {
+        for (const [id, row] of batch) if (!this.pending.has(id)) this.pending.set(id, row);
+        this.options.onError?.(err, 'storing responses');
+      }
+    });
+    return this.writing;
+  }
+
+  /** The account's stored responses `ids` name, and every one before them in their chains. */
+  async load(accountId: string, ids: readonly string[]): Promise<Map<string, StoredTurn>> {
+    const found = new Map<string, StoredTurn>();
+    if (ids.length === 0) return found;
+    for (const first of ids) {
+      for (let id: string | null = first, depth = 0; id !== null && !found.has(id) && depth < this.options.maxChain; depth++) {
+        await this.flushIfPending([id]);
+        const row = await this.repo.get(accountId, id);
+        if (!row) break;
+        found.set(id, { ...row, instructions: typeof row.instructions === 'string' ? row.instructions : null });
+        id = row.previousResponseId;
+      }
+    }
+    return found;
+  }
+
+  async get(accountId: string, id: string): Promise<StoredResponse | undefined> {
+    await this.flushIfPending([id]);
+    return this.repo.get(accountId, id);
+  }
+
+  async listInputItems(accountId: string, id: string, query: InputItemsQuery): Promise<InputItemsPage | undefined> {
+    await this.flushIfPending([id]);
+    return this.repo.listInputItems(accountId, id, query);
+  }
+
+  async delete(accountId: string, id: string): Promise<boolean> {
+    await this.flushIfPending([id]);
+    return this.repo.delete(accountId, id);
+  }
+
+  /** deletes expired rows; how many */
+  async sweep(now = Date.now()): Promise<number> {
+    try {
+      return await this.repo.deleteExpired(now);
+    } catch (err) {
+      this.options.onError?.(err, 'deleting expired responses');
+      return 0;
+    }
+  }
+
+  /** a row read back is written first: pending, or in the batch being written */
+  private async flushIfPending(ids: readonly string[]): Promise<void> {
+    await (ids.some((id) => this.pending.has(id)) ? this.flush() : this.writing);
+  }
+}
