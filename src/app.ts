@@ -22,6 +22,8 @@ import { registerRetrievalRoutes } from './http/routes/v1/retrieval.ts';
 import { registerVideoRoutes } from './http/routes/v1/videos.ts';
 import { registerConsole } from './console/plugin.ts';
 import { registerModelRoutes } from './http/routes/v1/models.ts';
+import { registerStoredResponseRoutes } from './http/routes/v1/responses.ts';
+import { googleKeyConstraint, registerGoogleModelRoutes } from './http/routes/v1/google-models.ts';
 import { newRequestId } from './core/ids.ts';
 import { realtimeUpgradeHandler, registerRealtimeRoute } from './realtime/upgrade.ts';
 
@@ -67,7 +69,10 @@ export async function buildApp(gateway: Gateway): Promise<FastifyInstance> {
   });
   app.setErrorHandler(errorHandler(gateway));
   // every dialect's routes from the registry; the OpenAI wire's hand-written ones join its scope
+  // `GET /v1/models` is Google's list for a key sent Google's way, OpenAI's otherwise
+  app.addConstraintStrategy(googleKeyConstraint);
   await registerDialects(app, gateway, {
+    google: (scope) => registerGoogleModelRoutes(scope, gateway),
     openai: async (v1) => {
       registerModelRoutes(v1, gateway);
       registerRetrievalRoutes(v1, gateway);
@@ -81,6 +86,7 @@ export async function buildApp(gateway: Gateway): Promise<FastifyInstance> {
         registerVideoRoutes(uploads, gateway);
       });
     },
+    responses: (scope) => registerStoredResponseRoutes(scope, gateway),
   });
 
   registerMediaRoutes(app, gateway);

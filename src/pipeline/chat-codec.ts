@@ -1,4 +1,4 @@
-import type { ChatCall, ChatCodec, DecodedResponse, OperationCodec, TargetInfo } from '../core/contracts/vendor-codec.ts';
+import type { ChatCall, ChatCodec, DecodedResponse, OperationCodec, TargetInfo, UpstreamRequest } from '../core/contracts/vendor-codec.ts';
 import type { IrCompletion } from '../core/ir/chat.ts';
 import type { ChatOutput } from '../core/ir/output.ts';
 import { IrStreamRelay } from './ir-stream-relay.ts';
@@ -35,7 +35,7 @@ const bridges = new WeakMap<ChatOutput, OperationBridge<ChatCall>>();
 
 function compose(chat: ChatCodec, output: ChatOutput): OperationCodec<ChatCall> {
   const passthrough = chat.passthrough?.wire === output.wire ? chat.passthrough : undefined;
-  const prepare = (call: ChatCall, target: TargetInfo) => chat.prepare(call, target);
+  const prepare = (call: ChatCall, target: TargetInfo) => withDialectWarnings(call, chat.prepare(call, target));
   const mapError = chat.mapError;
   if (passthrough) {
     return { prepare, decode: (call, target, body) => passthrough.decode(call, target, body), relay: (call, target) => passthrough.relay(call, target), mapError };
@@ -49,6 +49,12 @@ function compose(chat: ChatCodec, output: ChatOutput): OperationCodec<ChatCall> 
     relay: (call: ChatCall, target: TargetInfo) => new IrStreamRelay(chat.streamDecoder(call, target), output.streamEncoder()),
     mapError,
   };
+}
+
+/** The settings the client's dialect dropped on its way to the IR, reported ahead of the family's own. */
+function withDialectWarnings(call: ChatCall, request: UpstreamRequest): UpstreamRequest {
+  if (!call.warnings?.length) return request;
+  return { ...request, warnings: [...call.warnings, ...(request.warnings ?? [])] };
 }
 
 /** The answer's text and tool calls, counted locally when the vendor reports no usage. */

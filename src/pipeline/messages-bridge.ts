@@ -28,12 +28,8 @@ export function messagesThroughChat(output: ChatOutput): OperationBridge<Message
 function bridge(chat: OperationCodec<ChatCall>): MessagesCodec {
   const relay = chat.relay;
   return {
-    prepare(call, target) {
-      const chatCall = call.toChat();
-      const request = chat.prepare(chatCall, target);
-      const warnings = [...(chatCall.warnings ?? []), ...(request.warnings ?? [])];
-      return warnings.length > 0 ? { ...request, warnings } : request;
-    },
+    // the settings dropped on the way to the IR are reported by the composed chat codec
+    prepare: (call, target) => chat.prepare(call.toChat(), target),
     decode: (call, target, body) => chat.decode(call.toChat(), target, body),
     ...(relay && { relay: (call: MessagesCall, target) => relay.call(chat, call.toChat(), target) }),
     mapError: chat.mapError,
