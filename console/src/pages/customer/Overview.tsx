@@ -61,6 +61,7 @@ function snippetTabs(base: string, model: string) {
     { id: 'curl', label: 'curl', code: s.curl },
     { id: 'python', label: 'Python', code: s.python },
     { id: 'node', label: 'Node.js', code: s.node },
+    { id: 'responses', label: 'Responses API', code: s.responses },
   ];
 }
 
@@ -70,6 +71,8 @@ function snippets(base: string, model: string) {
     curl: `curl ${base}/chat/completions \\\n  -H "Authorization: Bearer ${key}" \\\n  -H "Content-Type: application/json" \\\n  -d '{"model": "${model}", "messages": [{"role": "user", "content": "Hello!"}]}'`,
     python: `from openai import OpenAI\n\nclient = OpenAI(api_key="${key}", base_url="${base}")\nreply = client.chat.completions.create(\n    model="${model}",\n    messages=[{"role": "user", "content": "Hello!"}],\n)\nprint(reply.choices[0].message.content)`,
     node: `import OpenAI from 'openai';\n\nconst client = new OpenAI({ apiKey: '${key}', baseURL: '${base}' });\nconst reply = await client.chat.completions.create({\n  model: '${model}',\n  messages: [{ role: 'user', content: 'Hello!' }],\n});\nconsole.log(reply.choices[0].message.content);`,
+    // the Responses API (OpenAI's newer interface, the Vercel AI SDK's default) on the same base URL, any model
+    responses: `import OpenAI from 'openai';\n\nconst client = new OpenAI({ apiKey: '${key}', baseURL: '${base}' });\nconst response = await client.responses.create({\n  model: '${model}',\n  input: 'Hello!',\n});\nconsole.log(response.output_text);`,
   };
 }
 
