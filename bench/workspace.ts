@@ -30,7 +30,7 @@ export function git(args: string[]): string {
 
 /**
  * Exports `src/` and `package.json` of a revision into the temporary directory (the benchmark's
- * own files from the working tree beside them, node_modules linked), so that a tree other people
+ * own files and the simulators from the working tree beside them, node_modules linked), so that a tree other people
  * are editing cannot change the code halfway through a run. Returns the commit.
  */
 export function snapshot(ref: string): string {
@@ -42,6 +42,8 @@ export function snapshot(ref: string): string {
   if (archive.status !== 0) fail(`could not export ${ref}: ${archive.stderr}`);
   for (const file of ['simulator-process.ts', 'bare-relay.ts', 'ttfb-client.ts']) copyFileSync(join(BENCH, file), join(dir, 'bench', file));
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  // the simulators are the instrument, not the code measured: the working tree's, for every revision
+  symlinkSync(join(ROOT, 'simulators'), join(dir, 'simulators'));
   codeRoot = dir;
   if (!gatewayMainEnv) gatewayMain = join(dir, 'src', 'main.ts');
   return commit;
