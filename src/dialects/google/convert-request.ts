@@ -51,19 +51,32 @@ function convertContent(content: Json, i: number, pending: IrToolCall[]): IrMess
   const role = content.role ?? 'user';
   const parts = content.parts as Json[];
   const param = `contents[${i}].parts`;
-  if (role === 'model') return [modelTurn(parts, param, pending)];
+  if (role === 'model') return [modelTurn(parts, i, pending)];
   if (role !== 'user' && role !== 'function') throw invalidRequest(`contents[${i}].role must be "user" or "model".`, `contents[${i}].role`);
-  const results: IrMessage[] = [];
   const user: IrUserPart[] = [];
+  const responses: Array<{ response: Json; param: string; call?: IrToolCall }> = [];
   parts.forEach((part, j) => {
     const response = part.functionResponse as Json | undefined;
-    if (response) results.push(toolResult(response, `${param}[${j}].functionResponse`, pending));
+    if (response) responses.push({ response, param: `${param}[${j}].functionResponse` });
     else if (part.thought !== true) user.push(userPart(part, `${param}[${j}]`));
   });
+  // responses naming their call's id take it first; the others the earliest unanswered call of their name
+  for (const entry of responses) if (typeof entry.response.id === 'string') entry.call = take(pending, (call) => call.id === entry.response.id);
+  for (const entry of responses) {
+    entry.call ??= take(pending, (call) => call.function.name === entry.response.name);
+    if (!entry.call) throw invalidRequest(`functionResponse "${String(entry.response.name)}" answers no functionCall of an earlier model turn.`, `${entry.param}.name`);
+  }
+  const results: IrMessage[] = responses.map(({ response, call }) => ({ role: 'tool', tool_call_id: call!.id, content: resultText(response.response) }));
   return user.length > 0 ? [...results, { role: 'user', content: user }] : results;
 }
 
-function modelTurn(parts: Json[], param: string, pending: IrToolCall[]): IrMessage {
+function take(pending: IrToolCall[], match: (call: IrToolCall) => boolean): IrToolCall | undefined {
+  const at = pending.findIndex(match);
+  return at < 0 ? undefined : pending.splice(at, 1)[0];
+}
+
+function modelTurn(parts: Json[], i: number, pending: IrToolCall[]): IrMessage {
+  const param = `contents[${i}].parts`;
   let text = '';
   const calls: IrToolCall[] = [];
   parts.forEach((part, j) => {
@@ -72,21 +85,13 @@ function modelTurn(parts: Json[], param: string, pending: IrToolCall[]): IrMessa
     const call = part.functionCall as Json | undefined;
     if (call) {
       if (typeof call.name !== 'string') throw invalidRequest('functionCall.name is required.', `${param}[${j}].functionCall.name`);
-      const id = typeof call.id === 'string' && call.id !== '' ? call.id : `call_g${pending.length}_${j}`;
+      const id = typeof call.id === 'string' && call.id !== '' ? call.id : `call_g${i}_${j}`;
       const made: IrToolCall = { id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args ?? {}) } };
       calls.push(made);
       pending.push(made);
     }
   });
   return { role: 'assistant', content: text === '' && calls.length > 0 ? null : text, ...(calls.length > 0 && { tool_calls: calls }) };
-}
-
-function toolResult(response: Json, param: string, pending: IrToolCall[]): IrMessage {
-  const byId = typeof response.id === 'string' ? pending.findIndex((call) => call.id === response.id) : -1;
-  const at = byId >= 0 ? byId : pending.findIndex((call) => call.function.name === response.name);
-  if (at < 0) throw invalidRequest(`functionResponse "${String(response.name)}" answers no functionCall of an earlier model turn.`, `${param}.name`);
-  const [call] = pending.splice(at, 1);
-  return { role: 'tool', tool_call_id: call!.id, content: resultText(response.response) };
 }
 
 /** `{output: "…"}` / `{result: "…"}` (the forms Google documents) as their text; any other object as JSON. */
