@@ -62,6 +62,7 @@ function snippetTabs(base: string, model: string) {
     { id: 'python', label: 'Python', code: s.python },
     { id: 'node', label: 'Node.js', code: s.node },
     { id: 'responses', label: 'Responses API', code: s.responses },
+    { id: 'genai', label: 'Google GenAI', code: s.genai },
   ];
 }
 
@@ -73,6 +74,8 @@ function snippets(base: string, model: string) {
     node: `import OpenAI from 'openai';\n\nconst client = new OpenAI({ apiKey: '${key}', baseURL: '${base}' });\nconst reply = await client.chat.completions.create({\n  model: '${model}',\n  messages: [{ role: 'user', content: 'Hello!' }],\n});\nconsole.log(reply.choices[0].message.content);`,
     // the Responses API (OpenAI's newer interface, the Vercel AI SDK's default) on the same base URL, any model
     responses: `import OpenAI from 'openai';\n\nconst client = new OpenAI({ apiKey: '${key}', baseURL: '${base}' });\nconst response = await client.responses.create({\n  model: '${model}',\n  input: 'Hello!',\n});\nconsole.log(response.output_text);`,
+    // Google's client takes the origin and adds /v1 (or /v1beta, with apiVersion) itself
+    genai: `import { GoogleGenAI } from '@google/genai';\n\nconst ai = new GoogleGenAI({ apiKey: '${key}', httpOptions: { baseUrl: '${base.replace(/\/v1\/?$/, '')}' } });\nconst reply = await ai.models.generateContent({ model: '${model}', contents: 'Hello!' });\nconsole.log(reply.text);`,
   };
 }
 
