@@ -8,6 +8,8 @@ import { describe, test } from 'node:test';
 import type { ChatOutput } from '../../src/core/ir/output.ts';
 import { openaiChatOutput } from '../../src/dialects/openai/chat-output.ts';
 import { messagesOutput } from '../../src/dialects/messages/output.ts';
+import { responsesOutput } from '../../src/dialects/responses/output.ts';
+import { requestEcho } from '../../src/dialects/responses/response-object.ts';
 import type { ChatCall, ChatCodec, StreamRelay, TargetInfo } from '../../src/core/contracts/vendor-codec.ts';
 import { chatOperationCodec } from '../../src/pipeline/chat-codec.ts';
 import { createPrng } from '../../simulators/_kit/http.ts';
@@ -33,21 +35,26 @@ const chatRelay = (chat: ChatCodec, output: ChatOutput, clientWantsUsage: boolea
 
 type RelayFactory = () => StreamRelay;
 
+const responses = () => responsesOutput(requestEcho({ model: 'public-model' }));
+
 /** The relays a family's fixtures go through: to each client dialect, translated or passed through. */
 const RELAYS: Record<string, Record<string, RelayFactory>> = {
   openai: {
     'pass-through to chat (usage asked)': () => chatRelay(openaiChat, openaiChatOutput(true), true),
     'pass-through to chat (usage not asked)': () => chatRelay(openaiChat, openaiChatOutput(false), false),
     'IR to messages': () => chatRelay(openaiChat, messagesOutput, false),
+    'IR to responses': () => chatRelay(openaiChat, responses(), false),
   },
   anthropic: {
     'IR to chat': () => chatRelay(anthropicChat, openaiChatOutput(true), true),
     'IR to messages': () => chatRelay(anthropicChat, messagesOutput, false),
+    'IR to responses': () => chatRelay(anthropicChat, responses(), false),
     'pass-through to messages': () => anthropicMessages.relay!({ body: {}, stream: true, nativeVersion: '2023-06-01', nativeBeta: undefined, toChat: () => chatCall(false) }, target),
   },
   gemini: {
     'IR to chat': () => chatRelay(geminiChat, openaiChatOutput(true), true),
     'IR to messages': () => chatRelay(geminiChat, messagesOutput, false),
+    'IR to responses': () => chatRelay(geminiChat, responses(), false),
   },
 };
 
