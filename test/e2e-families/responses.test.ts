@@ -149,6 +149,9 @@ describe('Responses dialect: refusals in the OpenAI envelope', () => {
     assert.equal(previous.status, 400);
     assert.deepEqual(((await previous.json()) as { error: unknown }).error, { message: "Previous response with id 'resp_nothing' not found.", type: 'invalid_request_error', param: 'previous_response_id', code: 'previous_response_not_found' });
     await tg.assertBillingInvariants(c.accountId);
+    const empty = await post(c.key, { model: CHAT_MODEL.openai, input: [] });
+    assert.equal(empty.status, 400);
+    assert.equal(((await empty.json()) as { error: { param: string } }).error.param, 'input');
     const typed = await post(c.key, { model: CHAT_MODEL.openai, input: 'x', max_output_tokens: 'many' });
     assert.equal(typed.status, 400);
     assert.ok('error' in ((await typed.json()) as object));

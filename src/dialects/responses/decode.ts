@@ -2,6 +2,7 @@ import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 import type { Decoded } from '../../core/contracts/dialect.ts';
 import type { StoredResponses } from '../../core/contracts/stored-responses.ts';
 import type { ChatCall } from '../../core/contracts/vendor-codec.ts';
+import { invalidRequest } from '../../core/errors.ts';
 import type { ChatOutput } from '../../core/ir/output.ts';
 import { paidServiceTier } from '../../core/paid-features.ts';
 import { PromptEstimate } from '../../core/tokens/prompt-estimate.ts';
@@ -24,7 +25,9 @@ export interface DecodedResponses extends Decoded<ChatCall> {
 export function decodeResponses(body: Record<string, unknown>, defaultMaxOutputTokens: number, model?: CatalogueModel, bodyBytes = Number.NaN, stored?: StoredResponses): DecodedResponses {
   const stream = body.stream === true;
   const input = inputItems(body, stored);
-  const { ir, warnings } = convertRequest(body, priorItems(body, stored), input);
+  const prior = priorItems(body, stored);
+  if (input.length === 0 && prior.length === 0) throw invalidRequest("Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
+  const { ir, warnings } = convertRequest(body, prior, input);
   if (stream) ir.stream = true;
   const tier = model && paidServiceTier(model, body.service_tier, 'service_tier');
   const clientCap = typeof body.max_output_tokens === 'number' ? body.max_output_tokens : undefined;
