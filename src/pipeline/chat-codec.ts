@@ -37,16 +37,24 @@ function compose(chat: ChatCodec, output: ChatOutput): OperationCodec<ChatCall> 
   const passthrough = chat.passthrough?.wire === output.wire ? chat.passthrough : undefined;
   const prepare = (call: ChatCall, target: TargetInfo) => withDialectWarnings(call, chat.prepare(call, target));
   const mapError = chat.mapError;
-  if (passthrough) {
+  if (passthrough && !passthrough.prepare) {
     return { prepare, decode: (call, target, body) => passthrough.decode(call, target, body), relay: (call, target) => passthrough.relay(call, target), mapError };
   }
-  return {
-    prepare,
+  const translated = {
     decode(call: ChatCall, target: TargetInfo, body: Uint8Array): DecodedResponse {
       const { completion, usage } = chat.decode(call, target, body);
       return { body: output.encodeCompletion(completion), contentType: output.contentType, usage, outputText: outputText(completion) };
     },
     relay: (call: ChatCall, target: TargetInfo) => new IrStreamRelay(chat.streamDecoder(call, target), output.streamEncoder()),
+  };
+  if (!passthrough?.prepare) return { prepare, ...translated, mapError };
+  // a pass-through that sends the client's own request: taken per call, when the call carries it
+  const own = passthrough.prepare;
+  const native = (call: ChatCall): call is ChatCall & { native: NonNullable<ChatCall['native']> } => call.native?.wire === passthrough.wire;
+  return {
+    prepare: (call, target) => (native(call) ? own(call, target) : prepare(call, target)),
+    decode: (call, target, body) => (native(call) ? passthrough.decode(call, target, body) : translated.decode(call, target, body)),
+    relay: (call, target) => (native(call) ? passthrough.relay(call, target) : translated.relay(call, target)),
     mapError,
   };
 }

@@ -151,8 +151,8 @@ for (const apiVersion of ['v1beta', 'v1']) {
 describe('translation details', () => {
   const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
-  for (const family of FAMILIES) {
-    test(`${family}: an image part, a response schema in Google's types, and the settings the IR cannot carry named in a warning`, async () => {
+  for (const family of ['openai', 'anthropic'] as const) {
+    test(`${family} (through the IR): an image part, a response schema in Google's types, and the settings the IR cannot carry named in a warning`, async () => {
       const c = await tg.customer(CREDIT);
       upstreams.forEach((upstream) => upstream.reset());
       const res = await fetch(`${tg.origin}/v1beta/models/${CHAT_MODEL[family]}:generateContent`, {
@@ -176,6 +176,43 @@ describe('translation details', () => {
       await tg.assertBillingInvariants(c.accountId);
     });
   }
+});
+
+describe('the Gemini family: the request relayed as it came (fast path)', () => {
+  test('safetySettings, topK and the schema in Google’s types reach the upstream untouched; no warning; exact billing', async () => {
+    const c = await tg.customer(CREDIT);
+    const gemini = upstreams.find((upstream) => upstream.family === 'gemini')!;
+    gemini.reset();
+    const body = {
+      contents: [{ role: 'user', parts: [{ text: 'Relay me' }] }],
+      generationConfig: { topK: 5, maxOutputTokens: 300, responseMimeType: 'application/json', responseSchema: { type: 'OBJECT', properties: { colour: { type: 'STRING' } } } },
+      safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }],
+    };
+    const res = await fetch(`${tg.origin}/v1/models/${CHAT_MODEL.gemini}:generateContent`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': c.key }, body: JSON.stringify(body) });
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(res.headers.get('x-modelgate-warning'), null);
+    assert.deepEqual(gemini.requests.at(-1)!.body, body);
+    const answer = (await res.json()) as { usageMetadata: GenerateContentResponseUsageMetadata; modelVersion: string };
+    assert.equal(answer.modelVersion, CHAT_MODEL.gemini);
+    await assertChargedExactly(tg, c.accountId, START, CHAT_MODEL.gemini, usageOf(answer.usageMetadata), '/v1/models/{model}:generateContent');
+  });
+
+  test('a stream is relayed event by event, with the gateway’s output cap when the client set none', async () => {
+    const c = await tg.customer(CREDIT);
+    const gemini = upstreams.find((upstream) => upstream.family === 'gemini')!;
+    gemini.reset();
+    let last;
+    let text = '';
+    for await (const chunk of await client(c, 'v1beta').models.generateContentStream({ model: CHAT_MODEL.gemini, contents: 'Relay a stream' })) {
+      text += chunk.text ?? '';
+      last = chunk;
+    }
+    assert.match(text, /^Echo: Relay a stream/);
+    const sent = gemini.requests.at(-1)!;
+    assert.match(sent.path, /:streamGenerateContent\?alt=sse$/);
+    assert.equal(typeof (sent.body as { generationConfig: { maxOutputTokens: unknown } }).generationConfig.maxOutputTokens, 'number');
+    await assertChargedExactly(tg, c.accountId, START, CHAT_MODEL.gemini, usageOf(last?.usageMetadata), '/v1beta/models/{model}:streamGenerateContent');
+  });
 });
 
 describe('the JSON-array stream (no alt)', () => {

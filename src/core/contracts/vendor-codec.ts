@@ -146,6 +146,12 @@ export interface ChatCall {
   created: number;
   /** settings the client dialect could not carry into the IR (see UpstreamRequest.warnings) */
   warnings?: string[];
+  /**
+   * The client's own request, when its dialect is a vendor family's wire (not the IR's): a family
+   * whose pass-through speaks `wire` sends it as it came (ChatPassthrough.prepare), settings the
+   * IR would drop included.
+   */
+  native?: { wire: ChatWire; body: Record<string, unknown> };
 }
 
 /** A whole chat answer in the IR, with the usage the vendor reported (null: the pipeline counts locally). */
@@ -173,6 +179,8 @@ export interface IrStreamDecoder {
  */
 export interface ChatPassthrough {
   wire: ChatWire;
+  /** the client's own request (`ChatCall.native`) to the upstream; absent: the IR is the family's wire and `ChatCodec.prepare` serves both */
+  prepare?(call: ChatCall & { native: NonNullable<ChatCall['native']> }, target: TargetInfo): UpstreamRequest;
   /** the answer as the client's bytes (`body` set) */
   decode(call: ChatCall, target: TargetInfo, body: Uint8Array): DecodedResponse;
   relay(call: ChatCall, target: TargetInfo): StreamRelay;

@@ -4,6 +4,7 @@ import { asObject, parseJsonBytes } from '../_kit/read.ts';
 import { convertRequest } from './convert-request.ts';
 import { convertResponse } from './convert-response.ts';
 import { mapGeminiError } from './errors.ts';
+import { geminiPassthrough } from './passthrough.ts';
 import { GeminiStreamDecoder } from './stream-decoder.ts';
 
 /** Chat (IR) to a Gemini upstream: `generateContent`, or `streamGenerateContent?alt=sse` for streams. */
@@ -22,6 +23,9 @@ export const geminiChat: ChatCodec = {
   streamDecoder(call: ChatCall, target: TargetInfo): IrStreamDecoder {
     return new GeminiStreamDecoder(target, call.created);
   },
+
+  // a client speaking Gemini's own wire gets its request relayed as is
+  passthrough: geminiPassthrough,
 
   mapError: mapGeminiError,
 };
