@@ -125,6 +125,19 @@ for (const family of FAMILIES) {
   });
 }
 
+describe('Responses dialect: reasoning', () => {
+  test('reasoning.effort reaches a thinking model; its reasoning tokens are in output_tokens_details and billed as output', async () => {
+    const c = await tg.customer(CREDIT);
+    const gemini = upstreams.find((u) => u.family === 'gemini')!;
+    gemini.reset();
+    const response = await sdk(c).responses.create({ model: CHAT_MODEL.gemini, input: 'Think first.', reasoning: { effort: 'high' } });
+    assert.equal((gemini.requests.at(-1)!.body as { generationConfig: { thinkingConfig: { thinkingLevel: string } } }).generationConfig.thinkingConfig.thinkingLevel, 'HIGH');
+    assert.ok(response.usage!.output_tokens_details.reasoning_tokens > 0);
+    assert.ok(response.usage!.output_tokens > response.usage!.output_tokens_details.reasoning_tokens, 'reasoning is counted in the output tokens');
+    await assertChargedExactly(tg, c.accountId, START, CHAT_MODEL.gemini, usageOf(response.usage!), '/v1/responses');
+  });
+});
+
 describe('Responses dialect: refusals in the OpenAI envelope', () => {
   const post = (key: string, body: unknown) => fetch(`${tg.origin}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
