@@ -131,6 +131,9 @@ describe('Responses stream encoder', () => {
     assert.equal((response.output as Array<{ id: string }>)[0]!.id, 'msg_msg_01');
     assert.deepEqual(kept, response);
     assert.ok(Object.keys(response).at(-1) === 'usage', 'usage is the last member');
+    const named = JSON.parse(encodeResponse({ id: 'same-every-time', created: 5, model: 'm', usage, choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop', raw_finish_reason: null }] }, requestEcho({ model: 'm' }), undefined, 'resp_gw1')) as { id: string; output: Array<{ id: string }> };
+    assert.equal(named.id, 'resp_gw1', 'the gateway names the answer, whatever id the vendor sent');
+    assert.equal(named.output[0]!.id, 'msg_gw1');
   });
 });
 

@@ -3,6 +3,7 @@ import type { Decoded } from '../../core/contracts/dialect.ts';
 import type { StoredResponses } from '../../core/contracts/stored-responses.ts';
 import type { ChatCall } from '../../core/contracts/vendor-codec.ts';
 import { invalidRequest } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
 import type { ChatOutput } from '../../core/ir/output.ts';
 import { paidServiceTier } from '../../core/paid-features.ts';
 import { PromptEstimate } from '../../core/tokens/prompt-estimate.ts';
@@ -39,7 +40,8 @@ export function decodeResponses(body: Record<string, unknown>, defaultMaxOutputT
     stream,
     call,
     // kept once complete (`store`, default true), where the gateway keeps responses
-    output: responsesOutput(requestEcho(body), stored && body.store !== false ? (response) => stored.save(turnOf(response, body, input)) : undefined),
+    // named by the gateway, not after the vendor's id: a stored id must be unique whatever the upstream sends
+    output: responsesOutput(requestEcho(body), stored && body.store !== false ? (response) => stored.save(turnOf(response, body, input)) : undefined, newId('resp')),
     estimate: new PromptEstimate(ir as unknown as Record<string, unknown>, countChatPromptTokens, maxOutput, bodyBytes),
   };
   if (tier !== undefined) decoded.estimate.paid = { serviceTier: tier };

@@ -27,6 +27,7 @@ interface CallItem {
 export class ResponsesStreamEncoder implements ChatStreamEncoder {
   private readonly echo: RequestEcho;
   private readonly onFinal: ((response: Json) => void) | undefined;
+  private readonly responseId: string | undefined;
   private sequence = 0;
   private messageBase = '';
   private meta: ResponseMeta | undefined;
@@ -35,9 +36,11 @@ export class ResponsesStreamEncoder implements ChatStreamEncoder {
   private readonly calls = new Map<number, CallItem>();
   private finish: FinishReason | null = null;
 
-  constructor(echo: RequestEcho, onFinal?: (response: Json) => void) {
+  /** `responseId` names the answer (else the vendor's id does); `onFinal` gets the complete response */
+  constructor(echo: RequestEcho, onFinal?: (response: Json) => void, responseId?: string) {
     this.echo = echo;
     this.onFinal = onFinal;
+    this.responseId = responseId;
   }
 
   frame(parts: IrStreamFrame): string {
@@ -104,7 +107,7 @@ export class ResponsesStreamEncoder implements ChatStreamEncoder {
   /** response.created and response.in_progress, once, named after the first frame's start part */
   private start(start: { id: string; created: number; model: string } | null): string {
     if (this.meta) return '';
-    const ids = answerIds(start?.id ?? 'gateway');
+    const ids = answerIds(this.responseId ?? start?.id ?? 'gateway');
     this.messageBase = ids.message;
     this.meta = { id: ids.response, createdAt: start?.created ?? Math.floor(Date.now() / 1000), model: start?.model ?? '' };
     const snapshot = responseObject(this.meta, this.echo, 'in_progress', [], null, null);

@@ -1,9 +1,9 @@
 import type { IrCompletion } from '../../core/ir/chat.ts';
 import { answerIds, functionCallItem, messageItem, outputTextPart, prefixed, responseObject, statusOf, type RequestEcho } from './response-object.ts';
 
-/** IR completion → the `response` object: the first choice's text as a message item, then its function calls. */
-export function encodeResponse(completion: IrCompletion, echo: RequestEcho, onFinal?: (response: Record<string, unknown>) => void): string {
-  const ids = answerIds(completion.id);
+/** IR completion → the `response` object: the first choice's text as a message item, then its function calls; named `responseId` (else after the vendor's id). */
+export function encodeResponse(completion: IrCompletion, echo: RequestEcho, onFinal?: (response: Record<string, unknown>) => void, responseId?: string): string {
+  const ids = answerIds(responseId ?? completion.id);
   const choice = completion.choices[0];
   const finish = choice?.finish_reason ?? null;
   const status = statusOf(finish);

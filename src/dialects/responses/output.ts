@@ -4,11 +4,11 @@ import { ResponsesStreamEncoder } from './encode-stream.ts';
 import type { RequestEcho } from './response-object.ts';
 
 /** The Responses wire as an IR output, one per request: its `response` objects repeat the request's settings; `onFinal` gets the complete one (to store it). */
-export function responsesOutput(echo: RequestEcho, onFinal?: (response: Record<string, unknown>) => void): ChatOutput {
+export function responsesOutput(echo: RequestEcho, onFinal?: (response: Record<string, unknown>) => void, responseId?: string): ChatOutput {
   return {
     wire: 'openai-responses',
     contentType: 'application/json',
-    encodeCompletion: (completion) => encodeResponse(completion, echo, onFinal),
-    streamEncoder: () => new ResponsesStreamEncoder(echo, onFinal),
+    encodeCompletion: (completion) => encodeResponse(completion, echo, onFinal, responseId),
+    streamEncoder: () => new ResponsesStreamEncoder(echo, onFinal, responseId),
   };
 }
