@@ -215,6 +215,47 @@ describe('the Gemini family: the request relayed as it came (fast path)', () => 
   });
 });
 
+describe('upstream failures and usage details, per family', () => {
+  const sse = (c: Customer, model: string) =>
+    fetch(`${tg.origin}/v1beta/models/${model}:streamGenerateContent?alt=sse`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': c.key }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'fail me' }] }] }) });
+
+  for (const family of FAMILIES) {
+    const upstream = () => upstreams.find((u) => u.family === family)!;
+    const model = CHAT_MODEL[family];
+
+    test(`${family}: a stream that fails mid-way ends with an error event in Google's envelope`, async () => {
+      const c = await tg.customer(CREDIT);
+      upstream().enqueue({ kind: 'stream-error', afterChunks: 2 });
+      const res = await sse(c, model);
+      // a failure before anything was written is a plain 502; after, the stream's last event
+      const text = await res.text();
+      const last = res.status === 200 ? (JSON.parse(text.split(/\r?\n\r?\n/).filter(Boolean).at(-1)!.replace(/^data: /, '')) as { error?: { code: number; status: string } }) : (JSON.parse(text) as { error?: { code: number; status: string } });
+      assert.ok(res.status === 200 || res.status === 502, String(res.status));
+      assert.equal(last.error?.code, 502);
+      assert.equal(last.error?.status, 'UNAVAILABLE');
+      assert.equal(tg.balanceNano(c.accountId), START, 'a failed stream is not charged');
+      await tg.assertBillingInvariants(c.accountId);
+    });
+
+    test(`${family}: an upstream 429 is Google's RESOURCE_EXHAUSTED`, async () => {
+      const c = await tg.customer(CREDIT);
+      upstream().enqueue({ kind: 'status', status: 429 });
+      const res = await fetch(`${tg.origin}/v1/models/${model}:generateContent`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': c.key }, body: JSON.stringify({ contents: [{ parts: [{ text: 'x' }] }] }) });
+      assert.equal(res.status, 429);
+      assert.equal(((await res.json()) as { error: { status: string } }).error.status, 'RESOURCE_EXHAUSTED');
+      assert.equal(tg.balanceNano(c.accountId), START);
+    });
+
+    test(`${family}: cached prompt tokens as cachedContentTokenCount, billed exactly`, async () => {
+      const c = await tg.customer(CREDIT);
+      upstream().enqueue({ kind: 'usage', cachedTokens: 4 });
+      const response = await client(c, 'v1beta').models.generateContent({ model, contents: 'a prompt long enough to have cached parts' });
+      assert.equal(response.usageMetadata?.cachedContentTokenCount, 4);
+      await assertChargedExactly(tg, c.accountId, START, model, usageOf(response.usageMetadata), '/v1beta/models/{model}:generateContent');
+    });
+  }
+});
+
 describe('the JSON-array stream (no alt)', () => {
   test('a stream without ?alt=sse is one JSON array of responses', async () => {
     const c = await tg.customer(CREDIT);
