@@ -190,6 +190,7 @@ describe('stored responses: GET, input_items, DELETE; another account reads noth
     await assert.rejects(sdk(other).responses.retrieve(created.id), OpenAI.NotFoundError);
     await assert.rejects(sdk(other).responses.delete(created.id), OpenAI.NotFoundError);
     await assert.rejects(sdk(other).responses.inputItems.list(created.id), OpenAI.NotFoundError);
+    await assert.rejects(sdk(other).responses.create({ model: CHAT_MODEL.anthropic, input: 'continue', previous_response_id: created.id }), (err: InstanceType<typeof OpenAI.BadRequestError>) => err.status === 400 && err.code === 'previous_response_not_found');
     await sdk(c).responses.delete(created.id);
     await assert.rejects(sdk(c).responses.retrieve(created.id), OpenAI.NotFoundError);
     await assert.rejects(sdk(c).responses.delete(created.id), OpenAI.NotFoundError);
