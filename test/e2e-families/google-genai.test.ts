@@ -197,6 +197,24 @@ describe('the Gemini family: the request relayed as it came (fast path)', () => 
     await assertChargedExactly(tg, c.accountId, START, CHAT_MODEL.gemini, usageOf(answer.usageMetadata), '/v1/models/{model}:generateContent');
   });
 
+  test('what the IR cannot carry (Google’s own tools) reaches a Gemini provider; any other family refuses it with a 400 naming the field, uncharged', async () => {
+    const c = await tg.customer(CREDIT);
+    const ai = client(c, 'v1beta');
+    const config = { tools: [{ googleSearch: {} }] };
+    const relayed = await ai.models.generateContent({ model: CHAT_MODEL.gemini, contents: 'Search the web', config });
+    assert.match(relayed.text ?? '', /Echo: Search the web/);
+    const sent = upstreams.find((upstream) => upstream.family === 'gemini')!.requests.at(-1)!.body as { tools: unknown };
+    assert.deepEqual(sent.tools, [{ googleSearch: {} }]);
+    const other = await tg.customer(CREDIT);
+    const res = await fetch(`${tg.origin}/v1beta/models/${CHAT_MODEL.openai}:generateContent`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': other.key }, body: JSON.stringify({ contents: [{ parts: [{ text: 'x' }] }], ...config }) });
+    assert.equal(res.status, 400);
+    const error = ((await res.json()) as { error: { status: string; message: string } }).error;
+    assert.equal(error.status, 'INVALID_ARGUMENT');
+    assert.match(error.message, /googleSearch/);
+    assert.equal(tg.balanceNano(other.accountId), START);
+    await tg.assertBillingInvariants(other.accountId);
+  });
+
   test('a stream is relayed event by event, with the gateway’s output cap when the client set none', async () => {
     const c = await tg.customer(CREDIT);
     const gemini = upstreams.find((upstream) => upstream.family === 'gemini')!;

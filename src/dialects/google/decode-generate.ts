@@ -16,16 +16,37 @@ type Body = Record<string, unknown>;
  * is counted after admission, off the event loop when large.
  */
 export function decodeGenerate(body: Body, model: string, stream: boolean, alt: unknown, bodyBytes: number, catalogued: CatalogueModel, defaultMaxOutputTokens: number): Decoded<ChatCall> {
-  const { ir, warnings } = convertRequest(body, model);
-  if (stream) ir.stream = true;
-  const modelMax = catalogued.maxOutputTokens ?? undefined;
-  const clientCap = ir.max_completion_tokens ?? undefined;
-  const maxOutput = clientCap ?? (modelMax === undefined ? defaultMaxOutputTokens : Math.min(defaultMaxOutputTokens, modelMax));
-  const n = ir.n ?? 1;
   const form = alt === 'sse' ? 'sse' : 'array';
-  const call: ChatCall = { body: ir, stream, clientWantsUsage: true, maxOutputTokens: maxOutput, created: Math.floor(Date.now() / 1000), ...(warnings.length > 0 && { warnings }) };
   // a Gemini provider gets the request as it came (the fast path); but for a JSON-array stream, which only the IR path writes
-  if (!stream || form === 'sse') call.native = { wire: 'gemini', body };
+  const relayable = !stream || form === 'sse';
+  let converted: ReturnType<typeof convertRequest> | undefined;
+  let refusal: unknown;
+  try {
+    converted = convertRequest(body, model);
+  } catch (error) {
+    // what the IR cannot carry (Google's own tools, cached contents…) is refused only if a family other than Gemini's is to serve it
+    if (!relayable) throw error;
+    refusal = error;
+  }
+  if (stream && converted) converted.ir.stream = true;
+  const config = (body.generationConfig ?? {}) as Body;
+  const modelMax = catalogued.maxOutputTokens ?? undefined;
+  const clientCap = typeof config.maxOutputTokens === 'number' ? config.maxOutputTokens : undefined;
+  const maxOutput = clientCap ?? (modelMax === undefined ? defaultMaxOutputTokens : Math.min(defaultMaxOutputTokens, modelMax));
+  const n = typeof config.candidateCount === 'number' ? config.candidateCount : 1;
+  const warnings = converted?.warnings ?? [];
+  const call: ChatCall = {
+    get body() {
+      if (!converted) throw refusal;
+      return converted.ir;
+    },
+    stream,
+    clientWantsUsage: true,
+    maxOutputTokens: maxOutput,
+    created: Math.floor(Date.now() / 1000),
+    ...(warnings.length > 0 && { warnings }),
+    ...(relayable && { native: { wire: 'gemini' as const, body } }),
+  };
   const decoded: Decoded<ChatCall> = {
     model,
     call,
