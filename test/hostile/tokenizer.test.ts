@@ -51,11 +51,14 @@ describe('pieces', () => {
   });
 });
 
+/** A fixed JSON sample (the project's package.json as it was when the tolerance was set), so edits to the live file cannot move the figure. */
+const JSON_SAMPLE = readFileSync(new URL('./tokenizer-sample.json', import.meta.url), 'utf8');
+
 describe('the count stays close to the exact one', () => {
   const cases: Array<[string, string, number]> = [
     ['README (prose, tables)', README, 0.002],
     ['source code', CODE, 0.002],
-    ['JSON', JSON.stringify(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))).repeat(20), 0.005],
+    ['JSON', JSON.stringify(JSON.parse(JSON_SAMPLE)).repeat(20), 0.005],
     ['CJK without spaces', letters(6_000, 3, '的一是不了人我在有他这为之大来以个中上们到说国和地也子时道出而要于就下得可你年生'), 0.002],
     ['letters without spaces', letters(8_000, 4), 0.01],
     ['base64', Buffer.from(letters(6_000, 5)).toString('base64'), 0.01],
