@@ -18,7 +18,7 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
     message: error.code === 'FST_ERR_BAD_URL' ? 'The request path is not a valid URL: fix its percent-encoding.' : 'The request path is malformed.',
     code: 'invalid_path',
   });
-  reply.code(400).send(errorDialectFor(request.url).render(gatewayError));
+  reply.code(400).send(errorDialectFor(request.url, request.headers).render(gatewayError));
 }
 
 /**

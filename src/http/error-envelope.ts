@@ -8,6 +8,6 @@ const claiming: readonly ErrorDialect[] = dialects.filter((dialect) => dialect !
  * Each client dialect has its own error body (contract §3), chosen by path from the registry —
  * also for what fails before a route matched (an unknown path, a malformed one).
  */
-export function errorDialectFor(path: string): ErrorDialect {
-  return claiming.find((dialect) => dialect.matches(path)) ?? fallbackDialect.errors;
+export function errorDialectFor(path: string, headers: Readonly<Record<string, string | string[] | undefined>>): ErrorDialect {
+  return claiming.find((dialect) => dialect.matches(path, headers)) ?? fallbackDialect.errors;
 }

@@ -42,6 +42,6 @@ export function errorHandler(deps: ErrorHandlerDeps) {
     if (reply.sent || reply.raw.headersSent) return;
     if (gatewayError.retryAfter !== undefined) reply.header('retry-after', String(gatewayError.retryAfter));
     if (gatewayError.headers) reply.headers(gatewayError.headers);
-    reply.code(gatewayError.status).send(errorDialectFor(request.url).render(gatewayError));
+    reply.code(gatewayError.status).send(errorDialectFor(request.url, request.headers).render(gatewayError));
   };
 }

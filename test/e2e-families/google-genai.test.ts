@@ -137,6 +137,12 @@ for (const apiVersion of ['v1beta', 'v1']) {
       assert.equal(openai.object, 'list');
       const missing = await fetch(`${tg.origin}/${apiVersion}/models/no-such-model?key=${c.key}`);
       assert.equal(missing.status, 404);
+      assert.equal(((await missing.json()) as { error: { status: string } }).error.status, 'NOT_FOUND');
+      const wrongKey = await fetch(`${tg.origin}/${apiVersion}/models`, { headers: { 'x-goog-api-key': 'sk-wrong' } });
+      assert.equal(wrongKey.status, 401);
+      assert.equal(((await wrongKey.json()) as { error: { status: string } }).error.status, 'UNAUTHENTICATED');
+      const openaiMissing = await fetch(`${tg.origin}/v1/models/no-such-model`, { headers: { authorization: `Bearer ${c.key}` } });
+      assert.equal(((await openaiMissing.json()) as { error: { type: string } }).error.type, 'not_found', 'a Bearer key keeps the OpenAI envelope');
     });
 
     test('countTokens: counted locally, free', async () => {

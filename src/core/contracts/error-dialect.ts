@@ -6,6 +6,7 @@ import type { GatewayError } from '../errors.ts';
  */
 export interface ErrorDialect {
   name: string;
-  matches(path: string): boolean;
+  /** `path` is the request's URL (query string included); `headers` tell apart a path two wires share (`GET /v1/models`) */
+  matches(path: string, headers: Readonly<Record<string, string | string[] | undefined>>): boolean;
   render(error: GatewayError): unknown;
 }
