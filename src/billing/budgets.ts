@@ -54,6 +54,7 @@ export class Budgets {
 
   /** The budget and its spend in the current period (charges applied here included), or none. */
   state(subject: BudgetSubject, id: string): BudgetState | undefined {
+    if (this.slots.size === 0) return undefined;
     const slot = this.slots.get(`${subject}:${id}`);
     if (!slot?.budget) return undefined;
     return this.stateOf(slot, slot.budget, this.clock());
@@ -61,6 +62,8 @@ export class Budgets {
 
   /** What a reservation may still take against the subject's budget (Infinity: no budget). */
   left(subject: BudgetSubject, id: string): Nano {
+    // most gateways set no budget: every request then skips the lookups (and their strings)
+    if (this.slots.size === 0) return Infinity;
     const slot = this.slots.get(`${subject}:${id}`);
     if (!slot?.budget) return Infinity;
     return slot.budget.nano - this.stateOf(slot, slot.budget, this.clock()).spentNano - slot.held;
@@ -71,6 +74,7 @@ export class Budgets {
    * it is spent, or when `amount` (an upper bound of the request's cost) would go beyond it.
    */
   check(subject: BudgetSubject, id: string, amount: Nano): BudgetSlot | undefined {
+    if (this.slots.size === 0) return undefined;
     const slot = this.slots.get(`${subject}:${id}`);
     if (!slot?.budget) return undefined;
     const state = this.stateOf(slot, slot.budget, this.clock());
@@ -84,6 +88,7 @@ export class Budgets {
    * period under its own name, with what is left as this instance sees it (holds aside: Redis counts them).
    */
   shared(accountId: string, keyId: string | null): SharedBudget[] {
+    if (this.slots.size === 0) return [];
     const now = this.clock();
     const found: SharedBudget[] = [];
     for (const [subject, id] of [['key', keyId], ['account', accountId]] as const) {
@@ -117,6 +122,7 @@ export class Budgets {
   }
 
   private slotsOf(entry: LedgerEntry): BudgetSlot[] {
+    if (this.slots.size === 0) return [];
     const found: BudgetSlot[] = [];
     const account = this.slots.get(`account:${entry.accountId}`);
     if (account) found.push(account);
