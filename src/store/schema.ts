@@ -45,13 +45,8 @@ export interface ModelOverridesTable {
   updated_at: Int;
 }
 
-export interface AccountsTable {
-  id: string;
-  name: string;
-  email: string | null;
-  balance_nano: Int;
-  disabled: Flag;
-  /** 007-budgets: the periodic budget and the charges per period kind (start of the period counted, its sum) */
+/** 007-budgets, on accounts and keys alike: the periodic budget and the charges per period kind (start of the period counted, its sum) */
+interface PeriodBudgetColumns {
   budget_nano: number | null;
   budget_period: string | null;
   spent_day_start: DefaultInt;
@@ -60,12 +55,20 @@ export interface AccountsTable {
   spent_week_nano: DefaultInt;
   spent_month_start: DefaultInt;
   spent_month_nano: DefaultInt;
+}
+
+export interface AccountsTable extends PeriodBudgetColumns {
+  id: string;
+  name: string;
+  email: string | null;
+  balance_nano: Int;
+  disabled: Flag;
   seq: Int;
   created_at: Int;
   updated_at: Int;
 }
 
-export interface ApiKeysTable {
+export interface ApiKeysTable extends PeriodBudgetColumns {
   id: string;
   account_id: string;
   name: string | null;
@@ -87,15 +90,6 @@ export interface ApiKeysTable {
   customer_models: string | null; // JSON string[] allowlist
   customer_budget_nano: number | null;
   customer_budget_period: string | null;
-  /** 007-budgets: the periodic budget and the charges per period kind (start of the period counted, its sum) */
-  budget_nano: number | null;
-  budget_period: string | null;
-  spent_day_start: DefaultInt;
-  spent_day_nano: DefaultInt;
-  spent_week_start: DefaultInt;
-  spent_week_nano: DefaultInt;
-  spent_month_start: DefaultInt;
-  spent_month_nano: DefaultInt;
   spent_nano: Int;
   last_used_at: number | null;
   seq: Int;
