@@ -10,6 +10,7 @@ import { openaiChatOutput } from '../../src/dialects/openai/chat-output.ts';
 import { messagesOutput } from '../../src/dialects/messages/output.ts';
 import { responsesOutput } from '../../src/dialects/responses/output.ts';
 import { requestEcho } from '../../src/dialects/responses/response-object.ts';
+import { googleOutput } from '../../src/dialects/google/output.ts';
 import type { ChatCall, ChatCodec, StreamRelay, TargetInfo } from '../../src/core/contracts/vendor-codec.ts';
 import { chatOperationCodec } from '../../src/pipeline/chat-codec.ts';
 import { createPrng } from '../../simulators/_kit/http.ts';
@@ -37,6 +38,9 @@ type RelayFactory = () => StreamRelay;
 
 const responses = () => responsesOutput(requestEcho({ model: 'public-model' }));
 
+/** A Gemini-wire client's call (the Google dialect with `?alt=sse`): the pipeline relays a Gemini upstream's bytes as they came. */
+const nativeGeminiCall = (): ChatCall => ({ ...chatCall(false), native: { wire: 'gemini', body: { contents: [] } } });
+
 /** The relays a family's fixtures go through: to each client dialect, translated or passed through. */
 const RELAYS: Record<string, Record<string, RelayFactory>> = {
   openai: {
@@ -44,17 +48,24 @@ const RELAYS: Record<string, Record<string, RelayFactory>> = {
     'pass-through to chat (usage not asked)': () => chatRelay(openaiChat, openaiChatOutput(false), false),
     'IR to messages': () => chatRelay(openaiChat, messagesOutput, false),
     'IR to responses': () => chatRelay(openaiChat, responses(), false),
+    'IR to google (?alt=sse)': () => chatRelay(openaiChat, googleOutput('sse'), false),
+    'IR to google (JSON array)': () => chatRelay(openaiChat, googleOutput('array'), false),
   },
   anthropic: {
     'IR to chat': () => chatRelay(anthropicChat, openaiChatOutput(true), true),
     'IR to messages': () => chatRelay(anthropicChat, messagesOutput, false),
     'IR to responses': () => chatRelay(anthropicChat, responses(), false),
+    'IR to google (?alt=sse)': () => chatRelay(anthropicChat, googleOutput('sse'), false),
+    'IR to google (JSON array)': () => chatRelay(anthropicChat, googleOutput('array'), false),
     'pass-through to messages': () => anthropicMessages.relay!({ body: {}, stream: true, nativeVersion: '2023-06-01', nativeBeta: undefined, toChat: () => chatCall(false) }, target),
   },
   gemini: {
     'IR to chat': () => chatRelay(geminiChat, openaiChatOutput(true), true),
     'IR to messages': () => chatRelay(geminiChat, messagesOutput, false),
     'IR to responses': () => chatRelay(geminiChat, responses(), false),
+    // a JSON-array stream is written only by the IR path, whatever the family (decode-generate.ts)
+    'IR to google (JSON array)': () => chatRelay(geminiChat, googleOutput('array'), false),
+    'pass-through to google (?alt=sse)': () => chatOperationCodec(geminiChat, googleOutput('sse')).relay!(nativeGeminiCall(), target),
   },
 };
 
