@@ -8,6 +8,7 @@ import type { Customer } from '../helpers/gateway.ts';
 import { usageRows } from '../helpers/upstreams.ts';
 import { CREDIT_NANO, ERROR_CLASSES, IMAGE_URL, newCustomer, PNG_BASE64, postSse, type ScenarioContext } from './context.ts';
 import type { ScenarioImplementations } from './scenario-list.ts';
+import { assertCapSent, assertReasoningSent, assertSchemaSent, CAP, LONG_ANSWER, SCHEMA, SIM_REASONING_TOKENS } from './upstream-settings.ts';
 
 const ENDPOINT = '/v1/chat/completions';
 const client = (ctx: ScenarioContext, c: Customer) => new OpenAI({ apiKey: c.key, baseURL: ctx.tg.baseURL, maxRetries: 0 });
@@ -42,6 +43,21 @@ function assertToolCalls(message: OpenAI.ChatCompletionMessage, names: string[])
     if (call.type === 'function') assert.equal(typeof JSON.parse(call.function.arguments), 'object');
   }
 }
+
+/** A streamed completion read raw (usage included): its text, finish reasons and usage. */
+async function streamChat(ctx: ScenarioContext, c: Customer, body: Record<string, unknown>): Promise<{ text: string; finishes: string[]; usage: OpenAI.CompletionUsage }> {
+  const { status, events } = await postSse(`${ctx.tg.baseURL}/chat/completions`, { authorization: `Bearer ${c.key}` }, { model: ctx.model, stream: true, stream_options: { include_usage: true }, ...body });
+  assert.equal(status, 200);
+  assert.equal(events.at(-1)!.data, '[DONE]');
+  const chunks = events.slice(0, -1).map((e) => JSON.parse(e.data) as ChatCompletionChunk);
+  return {
+    text: chunks.map((ch) => ch.choices[0]?.delta.content ?? '').join(''),
+    finishes: chunks.flatMap((ch) => ch.choices.map((x) => x.finish_reason)).filter((f): f is NonNullable<typeof f> => f !== null),
+    usage: chunks.at(-1)!.usage!,
+  };
+}
+
+const RESPONSE_FORMAT = { type: 'json_schema', json_schema: { name: 'verdict', strict: true, schema: SCHEMA as unknown as Record<string, unknown> } } as const;
 
 export const chatScenarios: ScenarioImplementations = {
   async text(ctx) {
@@ -152,6 +168,63 @@ export const chatScenarios: ScenarioImplementations = {
     assert.equal(usage.cached, 4, 'cached tokens reported');
     if (ctx.family === 'anthropic') assert.equal(usage.cacheWrite, 2, 'cache writes reported');
     await assertChargedExactly(ctx.tg, c.accountId, CREDIT_NANO, ctx.model, usage, ENDPOINT);
+  },
+
+  async 'JSON schema output'(ctx) {
+    const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'conformance json' }];
+    const c = await newCustomer(ctx);
+    const reply = await client(ctx, c).chat.completions.create({ model: ctx.model, response_format: RESPONSE_FORMAT, messages });
+    assertSchemaSent(ctx);
+    assert.equal(reply.choices[0]!.finish_reason, 'stop');
+    assert.ok((reply.choices[0]!.message.content ?? '') !== '');
+    await assertChargedExactly(ctx.tg, c.accountId, CREDIT_NANO, ctx.model, usageOf(reply.usage!), ENDPOINT);
+
+    const d = await newCustomer(ctx);
+    const streamed = await streamChat(ctx, d, { response_format: RESPONSE_FORMAT, messages });
+    assertSchemaSent(ctx);
+    assert.deepEqual(streamed.finishes, ['stop']);
+    assert.equal(streamed.text, reply.choices[0]!.message.content);
+    await assertChargedExactly(ctx.tg, d.accountId, CREDIT_NANO, ctx.model, usageOf(streamed.usage), ENDPOINT);
+  },
+
+  async reasoning(ctx) {
+    const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'conformance reasoning' }];
+    const c = await newCustomer(ctx);
+    const reply = await client(ctx, c).chat.completions.create({ model: ctx.model, reasoning_effort: 'low', messages });
+    assertReasoningSent(ctx);
+    assert.equal(reply.choices[0]!.finish_reason, 'stop');
+    assert.match(reply.choices[0]!.message.content ?? '', /Echo: conformance reasoning/);
+    assert.equal(reply.usage!.completion_tokens_details?.reasoning_tokens ?? 0, SIM_REASONING_TOKENS[ctx.family], 'reasoning tokens reported');
+    await assertChargedExactly(ctx.tg, c.accountId, CREDIT_NANO, ctx.model, usageOf(reply.usage!), ENDPOINT);
+
+    const d = await newCustomer(ctx);
+    const streamed = await streamChat(ctx, d, { reasoning_effort: 'low', messages });
+    assertReasoningSent(ctx);
+    assert.deepEqual(streamed.finishes, ['stop']);
+    assert.equal(streamed.text, reply.choices[0]!.message.content);
+    assert.equal(streamed.usage.completion_tokens_details?.reasoning_tokens ?? 0, SIM_REASONING_TOKENS[ctx.family], 'reasoning tokens reported');
+    await assertChargedExactly(ctx.tg, d.accountId, CREDIT_NANO, ctx.model, usageOf(streamed.usage), ENDPOINT);
+  },
+
+  async 'truncation at the output cap'(ctx) {
+    const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'conformance truncation' }];
+    const c = await newCustomer(ctx);
+    ctx.upstream.enqueue(LONG_ANSWER);
+    const reply = await client(ctx, c).chat.completions.create({ model: ctx.model, max_completion_tokens: CAP, messages });
+    assertCapSent(ctx);
+    assert.equal(reply.choices[0]!.finish_reason, 'length');
+    assert.ok((reply.choices[0]!.message.content ?? '') !== '', 'what was written before the cap is delivered');
+    assert.ok(reply.usage!.completion_tokens === CAP, `${reply.usage!.completion_tokens} completion tokens: billed up to the cap`);
+    await assertChargedExactly(ctx.tg, c.accountId, CREDIT_NANO, ctx.model, usageOf(reply.usage!), ENDPOINT);
+
+    const d = await newCustomer(ctx);
+    ctx.upstream.enqueue(LONG_ANSWER);
+    const streamed = await streamChat(ctx, d, { max_completion_tokens: CAP, messages });
+    assertCapSent(ctx);
+    assert.deepEqual(streamed.finishes, ['length']);
+    assert.equal(streamed.text, reply.choices[0]!.message.content);
+    assert.equal(streamed.usage.completion_tokens, reply.usage!.completion_tokens);
+    await assertChargedExactly(ctx.tg, d.accountId, CREDIT_NANO, ctx.model, usageOf(streamed.usage), ENDPOINT);
   },
 
   async 'each error class'(ctx) {

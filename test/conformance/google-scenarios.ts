@@ -3,13 +3,14 @@
 // fetch where the exact chunks matter). The gemini family takes its pass-through here (its own wire);
 // the others are served through the IR.
 import assert from 'node:assert/strict';
-import { FunctionCallingConfigMode, GoogleGenAI, type Content, type GenerateContentResponse, type GenerateContentResponseUsageMetadata } from '@google/genai';
+import { FunctionCallingConfigMode, GoogleGenAI, ThinkingLevel, type Content, type GenerateContentResponse, type GenerateContentResponseUsageMetadata } from '@google/genai';
 import type { SseEvent } from '../../src/core/sse.ts';
 import { assertChargedExactly, assertNotCharged, expectedCostNano } from '../helpers/billing.ts';
 import type { Customer } from '../helpers/gateway.ts';
 import { usageRows } from '../helpers/upstreams.ts';
 import { CREDIT_NANO, ERROR_CLASSES, IMAGE_URL, newCustomer, PNG_BASE64, postSse, type ScenarioContext } from './context.ts';
 import type { ScenarioImplementations } from './scenario-list.ts';
+import { assertCapSent, assertReasoningSent, assertSchemaSent, CAP, LONG_ANSWER, SCHEMA, SIM_REASONING_TOKENS } from './upstream-settings.ts';
 
 type Json = Record<string, unknown>;
 
@@ -37,7 +38,7 @@ const usageOf = (u: GenerateContentResponseUsageMetadata | undefined, cacheWrite
 });
 
 /** The stream's chunks: each a whole GenerateContentResponse; only the last one carries the finish reason. */
-function assertChunks(events: readonly SseEvent[], minChunks = 2): Json[] {
+function assertChunks(events: readonly SseEvent[], minChunks = 2, finish = 'STOP'): Json[] {
   // text streams in pieces; a turn of function calls alone may be one chunk (Google sends calls whole)
   assert.ok(events.length >= minChunks, `${events.length} chunks`);
   const bodies = events.map((e) => {
@@ -46,7 +47,7 @@ function assertChunks(events: readonly SseEvent[], minChunks = 2): Json[] {
   });
   const finishes = bodies.map((b) => ((b.candidates as Json[] | undefined)?.[0]?.finishReason as string | undefined) ?? null);
   assert.ok(finishes.slice(0, -1).every((f) => f === null), `finish only at the end: ${finishes.join(',')}`);
-  assert.equal(finishes.at(-1), 'STOP');
+  assert.equal(finishes.at(-1), finish);
   assert.ok(bodies.at(-1)!.usageMetadata, 'the last chunk carries usageMetadata');
   return bodies;
 }
@@ -75,6 +76,14 @@ function assertCalls(ctx: ScenarioContext, response: GenerateContentResponse, na
   assert.deepEqual(calls.map((call) => call.name), names);
   assertCallIds(ctx, calls.map((call) => call.id));
   for (const call of calls) assert.equal(typeof call.args, 'object');
+}
+
+/** A streamed answer read raw (?alt=sse): the chunks checked; its text and the last chunk's usage. */
+async function streamGenerate(ctx: ScenarioContext, c: Customer, text: string, generationConfig: Json, finish = 'STOP'): Promise<{ text: string; usage: GenerateContentResponseUsageMetadata }> {
+  const raw = await postSse(streamUrl(ctx, ctx.model), keyHeader(c), { contents: [{ role: 'user', parts: [{ text }] }], generationConfig });
+  assert.equal(raw.status, 200);
+  const bodies = assertChunks(raw.events, 2, finish);
+  return { text: bodies.map((b) => partsOf(b).map((p) => (typeof p.text === 'string' && p.thought !== true ? p.text : '')).join('')).join(''), usage: bodies.at(-1)!.usageMetadata as GenerateContentResponseUsageMetadata };
 }
 
 export const googleScenarios: ScenarioImplementations = {
@@ -194,6 +203,59 @@ export const googleScenarios: ScenarioImplementations = {
     assert.equal(response.usageMetadata?.cachedContentTokenCount, 4, 'cached tokens reported');
     // usageMetadata has no field for cache writes: they are in promptTokenCount, billed at their own price
     await assertChargedExactly(ctx.tg, c.accountId, CREDIT_NANO, ctx.model, usageOf(response.usageMetadata, ctx.family === 'anthropic' ? 2 : 0), ENDPOINT);
+  },
+
+  async 'JSON schema output'(ctx) {
+    const config = { responseMimeType: 'application/json', responseJsonSchema: SCHEMA };
+    const c = await newCustomer(ctx);
+    const response = await client(ctx, c).models.generateContent({ model: ctx.model, contents: 'conformance json', config });
+    assertSchemaSent(ctx);
+    assert.equal(response.candidates?.[0]?.finishReason, 'STOP');
+    assert.ok((response.text ?? '') !== '');
+    await assertChargedExactly(ctx.tg, c.accountId, CREDIT_NANO, ctx.model, usageOf(response.usageMetadata), ENDPOINT);
+
+    const d = await newCustomer(ctx);
+    const streamed = await streamGenerate(ctx, d, 'conformance json', config);
+    assertSchemaSent(ctx);
+    assert.equal(streamed.text, response.text);
+    await assertChargedExactly(ctx.tg, d.accountId, CREDIT_NANO, ctx.model, usageOf(streamed.usage), STREAM_ENDPOINT);
+  },
+
+  async reasoning(ctx) {
+    const c = await newCustomer(ctx);
+    const response = await client(ctx, c).models.generateContent({ model: ctx.model, contents: 'conformance reasoning', config: { thinkingConfig: { thinkingLevel: ThinkingLevel.LOW } } });
+    assertReasoningSent(ctx);
+    assert.equal(response.candidates?.[0]?.finishReason, 'STOP');
+    assert.match(response.text ?? '', /Echo: conformance reasoning/);
+    assert.equal(response.usageMetadata?.thoughtsTokenCount ?? 0, SIM_REASONING_TOKENS[ctx.family], 'thoughts reported apart from the candidates');
+    await assertChargedExactly(ctx.tg, c.accountId, CREDIT_NANO, ctx.model, usageOf(response.usageMetadata), ENDPOINT);
+
+    const d = await newCustomer(ctx);
+    const streamed = await streamGenerate(ctx, d, 'conformance reasoning', { thinkingConfig: { thinkingLevel: 'LOW' } });
+    assertReasoningSent(ctx);
+    assert.equal(streamed.text, response.text);
+    assert.equal(streamed.usage.thoughtsTokenCount ?? 0, SIM_REASONING_TOKENS[ctx.family], 'thoughts reported apart from the candidates');
+    await assertChargedExactly(ctx.tg, d.accountId, CREDIT_NANO, ctx.model, usageOf(streamed.usage), STREAM_ENDPOINT);
+  },
+
+  async 'truncation at the output cap'(ctx) {
+    const c = await newCustomer(ctx);
+    ctx.upstream.enqueue(LONG_ANSWER);
+    const response = await client(ctx, c).models.generateContent({ model: ctx.model, contents: 'conformance truncation', config: { maxOutputTokens: CAP } });
+    assertCapSent(ctx);
+    assert.equal(response.candidates?.[0]?.finishReason, 'MAX_TOKENS');
+    assert.ok((response.text ?? '') !== '', 'what was written before the cap is delivered');
+    const candidates = response.usageMetadata?.candidatesTokenCount ?? 0;
+    assert.ok(candidates === CAP, `${candidates} candidate tokens: billed up to the cap`);
+    await assertChargedExactly(ctx.tg, c.accountId, CREDIT_NANO, ctx.model, usageOf(response.usageMetadata), ENDPOINT);
+
+    const d = await newCustomer(ctx);
+    ctx.upstream.enqueue(LONG_ANSWER);
+    const streamed = await streamGenerate(ctx, d, 'conformance truncation', { maxOutputTokens: CAP }, 'MAX_TOKENS');
+    assertCapSent(ctx);
+    assert.equal(streamed.text, response.text);
+    assert.equal(streamed.usage.candidatesTokenCount, candidates);
+    await assertChargedExactly(ctx.tg, d.accountId, CREDIT_NANO, ctx.model, usageOf(streamed.usage), STREAM_ENDPOINT);
   },
 
   async 'each error class'(ctx) {

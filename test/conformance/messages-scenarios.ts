@@ -8,6 +8,7 @@ import type { Customer } from '../helpers/gateway.ts';
 import { usageRows } from '../helpers/upstreams.ts';
 import { CREDIT_NANO, ERROR_CLASSES, IMAGE_URL, newCustomer, PNG_BASE64, postSse, type ScenarioContext } from './context.ts';
 import type { ScenarioImplementations } from './scenario-list.ts';
+import { assertCapSent, assertReasoningSent, assertSchemaSent, CAP, LONG_ANSWER, SCHEMA } from './upstream-settings.ts';
 
 const ENDPOINT = '/v1/messages';
 const client = (ctx: ScenarioContext, c: Customer) => new Anthropic({ apiKey: c.key, baseURL: ctx.tg.origin, maxRetries: 0 });
@@ -59,6 +60,27 @@ function assertToolUses(message: Anthropic.Message, names: string[]): void {
   for (const use of uses) assert.equal(typeof use.input, 'object');
   assert.equal(message.stop_reason, 'tool_use');
 }
+
+/** A streamed message read raw: the event sequence checked; its text, block types, stop reason and merged usage. */
+async function streamMessage(ctx: ScenarioContext, c: Customer, body: Record<string, unknown>): Promise<{ text: string; blocks: string[]; stopReason: string; usage: Anthropic.Usage }> {
+  const raw = await postSse(`${ctx.tg.origin}/v1/messages`, rawHeaders(c), { model: ctx.model, stream: true, ...body });
+  assert.equal(raw.status, 200);
+  const bodies = assertEventSequence(raw.events);
+  const start = (bodies[0]!.message as { usage: Anthropic.Usage }).usage;
+  const delta = bodies.find((b) => b.type === 'message_delta')!;
+  return {
+    text: bodies.map((b) => (b.type === 'content_block_delta' ? ((b.delta as { text?: string }).text ?? '') : '')).join(''),
+    blocks: bodies.filter((b) => b.type === 'content_block_start').map((b) => (b.content_block as { type: string }).type),
+    stopReason: (delta.delta as { stop_reason: string }).stop_reason,
+    usage: { ...start, ...Object.fromEntries(Object.entries(delta.usage as object).filter(([, v]) => v !== null)) } as Anthropic.Usage,
+  };
+}
+
+/** Settings the SDK's types may not know yet (output_config, adaptive thinking), sent as they are. */
+const create = (ctx: ScenarioContext, c: Customer, body: Record<string, unknown>) => client(ctx, c).messages.create({ model: ctx.model, max_tokens: 512, ...body } as unknown as Anthropic.MessageCreateParamsNonStreaming);
+const OUTPUT_CONFIG = { format: { type: 'json_schema', schema: SCHEMA } };
+/** claude-sonnet-5 takes adaptive thinking only; the other families drop thinking (a warning, nothing upstream). */
+const THINKING = { type: 'adaptive' };
 
 export const messagesScenarios: ScenarioImplementations = {
   async text(ctx) {
@@ -164,6 +186,66 @@ export const messagesScenarios: ScenarioImplementations = {
     assert.equal(message.usage.cache_read_input_tokens, 4);
     if (ctx.family === 'anthropic') assert.equal(message.usage.cache_creation_input_tokens, 2);
     await assertChargedExactly(ctx.tg, c.accountId, CREDIT_NANO, ctx.model, usageOf(message.usage), ENDPOINT);
+  },
+
+  async 'JSON schema output'(ctx) {
+    const messages = [{ role: 'user', content: 'conformance json' }];
+    const c = await newCustomer(ctx);
+    const message = await create(ctx, c, { output_config: OUTPUT_CONFIG, messages });
+    assertSchemaSent(ctx);
+    assert.equal(message.stop_reason, 'end_turn');
+    assert.ok(textOf(message) !== '');
+    await assertChargedExactly(ctx.tg, c.accountId, CREDIT_NANO, ctx.model, usageOf(message.usage), ENDPOINT);
+
+    const d = await newCustomer(ctx);
+    const streamed = await streamMessage(ctx, d, { max_tokens: 512, output_config: OUTPUT_CONFIG, messages });
+    assertSchemaSent(ctx);
+    assert.equal(streamed.stopReason, 'end_turn');
+    assert.equal(streamed.text, textOf(message));
+    await assertChargedExactly(ctx.tg, d.accountId, CREDIT_NANO, ctx.model, usageOf(streamed.usage), ENDPOINT);
+  },
+
+  async reasoning(ctx) {
+    const messages = [{ role: 'user', content: 'conformance reasoning' }];
+    const thinks = ctx.family === 'anthropic';
+    const c = await newCustomer(ctx);
+    const message = await create(ctx, c, { thinking: THINKING, messages });
+    assertReasoningSent(ctx, thinks);
+    assert.equal(message.stop_reason, 'end_turn');
+    assert.deepEqual(message.content.map((b) => b.type), thinks ? ['thinking', 'text'] : ['text']);
+    if (message.content[0]!.type === 'thinking') assert.ok(message.content[0]!.signature, 'the thinking block is signed');
+    assert.match(textOf(message), /Echo: conformance reasoning/);
+    // the messages usage has no field for thinking: it is inside output_tokens, billed as output
+    await assertChargedExactly(ctx.tg, c.accountId, CREDIT_NANO, ctx.model, usageOf(message.usage), ENDPOINT);
+
+    const d = await newCustomer(ctx);
+    const streamed = await streamMessage(ctx, d, { max_tokens: 512, thinking: THINKING, messages });
+    assertReasoningSent(ctx, thinks);
+    assert.deepEqual(streamed.blocks, thinks ? ['thinking', 'text'] : ['text']);
+    assert.equal(streamed.stopReason, 'end_turn');
+    assert.equal(streamed.usage.output_tokens, message.usage.output_tokens);
+    await assertChargedExactly(ctx.tg, d.accountId, CREDIT_NANO, ctx.model, usageOf(streamed.usage), ENDPOINT);
+  },
+
+  async 'truncation at the output cap'(ctx) {
+    const messages = [{ role: 'user', content: 'conformance truncation' }];
+    const c = await newCustomer(ctx);
+    ctx.upstream.enqueue(LONG_ANSWER);
+    const message = await create(ctx, c, { max_tokens: CAP, messages });
+    assertCapSent(ctx);
+    assert.equal(message.stop_reason, 'max_tokens');
+    assert.ok(textOf(message) !== '', 'what was written before the cap is delivered');
+    assert.ok(message.usage.output_tokens === CAP, `${message.usage.output_tokens} output tokens: billed up to the cap`);
+    await assertChargedExactly(ctx.tg, c.accountId, CREDIT_NANO, ctx.model, usageOf(message.usage), ENDPOINT);
+
+    const d = await newCustomer(ctx);
+    ctx.upstream.enqueue(LONG_ANSWER);
+    const streamed = await streamMessage(ctx, d, { max_tokens: CAP, messages });
+    assertCapSent(ctx);
+    assert.equal(streamed.stopReason, 'max_tokens');
+    assert.equal(streamed.text, textOf(message));
+    assert.equal(streamed.usage.output_tokens, message.usage.output_tokens);
+    await assertChargedExactly(ctx.tg, d.accountId, CREDIT_NANO, ctx.model, usageOf(streamed.usage), ENDPOINT);
   },
 
   async 'each error class'(ctx) {

@@ -8,6 +8,7 @@ import type { Customer } from '../helpers/gateway.ts';
 import { usageRows } from '../helpers/upstreams.ts';
 import { CREDIT_NANO, ERROR_CLASSES, IMAGE_URL, newCustomer, PNG_BASE64, postSse, type ScenarioContext } from './context.ts';
 import type { ScenarioImplementations } from './scenario-list.ts';
+import { assertCapSent, assertReasoningSent, assertSchemaSent, CAP, LONG_ANSWER, SCHEMA, SIM_REASONING_TOKENS } from './upstream-settings.ts';
 
 type Response = OpenAI.Responses.Response;
 type FunctionCall = OpenAI.Responses.ResponseFunctionToolCall;
@@ -60,6 +61,19 @@ function assertCalls(response: Response, names: string[]): void {
   assert.equal(new Set(calls.map((call) => call.call_id)).size, calls.length, 'distinct call ids');
   for (const call of calls) assert.equal(typeof JSON.parse(call.arguments), 'object');
 }
+
+/** A streamed response read raw: the event sequence checked, the terminal event's response returned with the streamed text. */
+async function streamResponse(ctx: ScenarioContext, c: Customer, body: Record<string, unknown>, terminal = 'response.completed'): Promise<{ text: string; response: Response }> {
+  const raw = await postSse(`${ctx.tg.baseURL}/responses`, bearer(c), { model: ctx.model, stream: true, ...body });
+  assert.equal(raw.status, 200);
+  const bodies = assertEventSequence(raw.events, terminal);
+  const response = bodies.at(-1)!.response as Response;
+  const text = bodies.map((b) => (b.type === 'response.output_text.delta' ? String(b.delta) : '')).join('');
+  assert.equal(textOf(response), text, 'the final response holds what streamed');
+  return { text, response };
+}
+
+const TEXT_FORMAT = { format: { type: 'json_schema', name: 'verdict', strict: true, schema: SCHEMA as unknown as Record<string, unknown> } } as const;
 
 export const responsesScenarios: ScenarioImplementations = {
   async text(ctx) {
@@ -160,6 +174,63 @@ export const responsesScenarios: ScenarioImplementations = {
     assert.equal(response.usage!.input_tokens_details.cached_tokens, 4, 'cached tokens reported');
     // the Responses usage has no field for cache writes: they are in input_tokens, billed at their own price
     await assertChargedExactly(ctx.tg, c.accountId, CREDIT_NANO, ctx.model, usageOf(response.usage!, ctx.family === 'anthropic' ? 2 : 0), ENDPOINT);
+  },
+
+  async 'JSON schema output'(ctx) {
+    const c = await newCustomer(ctx);
+    const response = await client(ctx, c).responses.create({ model: ctx.model, text: TEXT_FORMAT, input: 'conformance json' });
+    assertSchemaSent(ctx);
+    assert.equal(response.status, 'completed');
+    assert.ok(response.output_text !== '');
+    // only OpenAI's /responses simulator writes JSON for a schema (an object with the required field); the others answer their usual text
+    if (ctx.upstream.requests.at(-1)!.path.endsWith('/responses')) assert.ok('conformance_verdict' in (JSON.parse(response.output_text) as object), response.output_text);
+    await assertChargedExactly(ctx.tg, c.accountId, CREDIT_NANO, ctx.model, usageOf(response.usage!), ENDPOINT);
+
+    const d = await newCustomer(ctx);
+    const streamed = await streamResponse(ctx, d, { text: TEXT_FORMAT, input: 'conformance json' });
+    assertSchemaSent(ctx);
+    assert.equal(streamed.response.status, 'completed');
+    assert.equal(streamed.text, response.output_text);
+    await assertChargedExactly(ctx.tg, d.accountId, CREDIT_NANO, ctx.model, usageOf(streamed.response.usage!), ENDPOINT);
+  },
+
+  async reasoning(ctx) {
+    const c = await newCustomer(ctx);
+    const response = await client(ctx, c).responses.create({ model: ctx.model, reasoning: { effort: 'low' }, input: 'conformance reasoning' });
+    assertReasoningSent(ctx);
+    assert.equal(response.status, 'completed');
+    assert.match(response.output_text, /Echo: conformance reasoning/);
+    assert.equal(response.usage!.output_tokens_details.reasoning_tokens, SIM_REASONING_TOKENS[ctx.family], 'reasoning tokens reported');
+    await assertChargedExactly(ctx.tg, c.accountId, CREDIT_NANO, ctx.model, usageOf(response.usage!), ENDPOINT);
+
+    const d = await newCustomer(ctx);
+    const streamed = await streamResponse(ctx, d, { reasoning: { effort: 'low' }, input: 'conformance reasoning' });
+    assertReasoningSent(ctx);
+    assert.equal(streamed.text, response.output_text);
+    assert.equal(streamed.response.usage!.output_tokens_details.reasoning_tokens, SIM_REASONING_TOKENS[ctx.family], 'reasoning tokens reported');
+    await assertChargedExactly(ctx.tg, d.accountId, CREDIT_NANO, ctx.model, usageOf(streamed.response.usage!), ENDPOINT);
+  },
+
+  async 'truncation at the output cap'(ctx) {
+    const c = await newCustomer(ctx);
+    ctx.upstream.enqueue(LONG_ANSWER);
+    const response = await client(ctx, c).responses.create({ model: ctx.model, max_output_tokens: CAP, input: 'conformance truncation' });
+    assertCapSent(ctx);
+    assert.equal(response.status, 'incomplete');
+    assert.deepEqual(response.incomplete_details, { reason: 'max_output_tokens' });
+    assert.ok(response.output_text !== '', 'what was written before the cap is delivered');
+    assert.ok(response.usage!.output_tokens === CAP, `${response.usage!.output_tokens} output tokens: billed up to the cap`);
+    await assertChargedExactly(ctx.tg, c.accountId, CREDIT_NANO, ctx.model, usageOf(response.usage!), ENDPOINT);
+
+    const d = await newCustomer(ctx);
+    ctx.upstream.enqueue(LONG_ANSWER);
+    const streamed = await streamResponse(ctx, d, { max_output_tokens: CAP, input: 'conformance truncation' }, 'response.incomplete');
+    assertCapSent(ctx);
+    assert.equal(streamed.response.status, 'incomplete');
+    assert.deepEqual(streamed.response.incomplete_details, { reason: 'max_output_tokens' });
+    assert.equal(streamed.text, response.output_text);
+    assert.equal(streamed.response.usage!.output_tokens, response.usage!.output_tokens);
+    await assertChargedExactly(ctx.tg, d.accountId, CREDIT_NANO, ctx.model, usageOf(streamed.response.usage!), ENDPOINT);
   },
 
   async 'each error class'(ctx) {
