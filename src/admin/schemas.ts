@@ -50,6 +50,7 @@ export const ProviderSettingsSchema = Type.Object(
     idle_timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000 })),
     max_connections: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_536 })),
     realtime_api: Type.Optional(Type.Union([Type.Literal('ga'), Type.Literal('beta')])),
+    responses_api: Type.Optional(Type.Boolean()),
     health_check: Type.Optional(
       Type.Object(
         { enabled: Type.Optional(Type.Boolean()), path: Type.Optional(Type.String({ minLength: 1, maxLength: 500, pattern: '^/' })) },

@@ -34,7 +34,7 @@ const composed = new WeakMap<ChatOutput, WeakMap<ChatCodec, OperationCodec<ChatC
 const bridges = new WeakMap<ChatOutput, OperationBridge<ChatCall>>();
 
 function compose(chat: ChatCodec, output: ChatOutput): OperationCodec<ChatCall> {
-  const passthrough = chat.passthrough?.wire === output.wire ? chat.passthrough : undefined;
+  const passthrough = chat.passthroughs?.find((p) => p.wire === output.wire);
   const prepare = (call: ChatCall, target: TargetInfo) => withDialectWarnings(call, chat.prepare(call, target));
   const mapError = chat.mapError;
   if (passthrough && !passthrough.prepare) {
@@ -48,13 +48,15 @@ function compose(chat: ChatCodec, output: ChatOutput): OperationCodec<ChatCall> 
     relay: (call: ChatCall, target: TargetInfo) => new IrStreamRelay(chat.streamDecoder(call, target), output.streamEncoder()),
   };
   if (!passthrough?.prepare) return { prepare, ...translated, mapError };
-  // a pass-through that sends the client's own request: taken per call, when the call carries it
+  // a pass-through that sends the client's own request: taken per call, when the call carries it and the provider serves the wire
   const own = passthrough.prepare;
-  const native = (call: ChatCall): call is ChatCall & { native: NonNullable<ChatCall['native']> } => call.native?.wire === passthrough.wire;
+  const serves = passthrough.serves;
+  const native = (call: ChatCall, target: TargetInfo): call is ChatCall & { native: NonNullable<ChatCall['native']> } =>
+    call.native?.wire === passthrough.wire && (serves === undefined || serves(target));
   return {
-    prepare: (call, target) => (native(call) ? own(call, target) : prepare(call, target)),
-    decode: (call, target, body) => (native(call) ? passthrough.decode(call, target, body) : translated.decode(call, target, body)),
-    relay: (call, target) => (native(call) ? passthrough.relay(call, target) : translated.relay(call, target)),
+    prepare: (call, target) => (native(call, target) ? own(call, target) : prepare(call, target)),
+    decode: (call, target, body) => (native(call, target) ? passthrough.decode(call, target, body) : translated.decode(call, target, body)),
+    relay: (call, target) => (native(call, target) ? passthrough.relay(call, target) : translated.relay(call, target)),
     mapError,
   };
 }

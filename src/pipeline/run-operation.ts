@@ -137,7 +137,7 @@ async function attempt<Call, Result>(
 ): Promise<AttemptResult> {
   const { deps, op, provider, providerLabel, outcome, clientGone } = scope;
   const codec = codecOf(provider, op);
-  const target: TargetInfo = { providerId: provider.record.id, upstreamModel: candidate.upstreamModel, publicModel: op.model };
+  const target: TargetInfo = { providerId: provider.record.id, upstreamModel: candidate.upstreamModel, publicModel: op.model, settings: provider.record.settings };
   let request;
   try {
     request = codec.prepare(op.call, target);

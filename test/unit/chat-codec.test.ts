@@ -39,7 +39,7 @@ describe('chatOperationCodec', () => {
   });
 
   test('a family without a pass-through is always translated', () => {
-    assert.equal(anthropicChat.passthrough, undefined);
+    assert.equal(anthropicChat.passthroughs, undefined);
     assert.ok(chatOperationCodec(anthropicChat, openaiChatOutput(true)).relay!({ ...call, stream: true }, target) instanceof IrStreamRelay);
   });
 

@@ -2,6 +2,7 @@ import type { GatewayError } from '../errors.ts';
 import type { IrChatRequest, IrCompletion, IrUsage } from '../ir/chat.ts';
 import type { IrStreamFrame } from '../ir/stream.ts';
 import type { ChatWire } from '../ir/output.ts';
+import type { ProviderSettings } from './provider-settings.ts';
 import type {
   ImageEditCall,
   ImageGenerationCall,
@@ -31,6 +32,8 @@ export interface TargetInfo {
   upstreamModel: string;
   /** the model id the client asked for */
   publicModel: string;
+  /** the provider's optional settings (absent where no provider is involved, e.g. unit tests) */
+  settings?: ProviderSettings;
 }
 
 /** A request body: text, bytes, or a stream produced afresh for each attempt (multipart uploads). */
@@ -149,9 +152,12 @@ export interface ChatCall {
   /**
    * The client's own request, when its dialect is a vendor family's wire (not the IR's): a family
    * whose pass-through speaks `wire` sends it as it came (ChatPassthrough.prepare), settings the
-   * IR would drop included.
+   * IR would drop included. `keep`, when set: the client's dialect stores its answers (the
+   * Responses API's `store`) under ids it names itself, unique whatever the upstream sends — the
+   * pass-through names the answer `keep.id` and hands the complete one, in the wire's shape with
+   * the client's model id, to `keep.save`.
    */
-  native?: { wire: ChatWire; body: Record<string, unknown> };
+  native?: { wire: ChatWire; body: Record<string, unknown>; keep?: { id: string; save(answer: Record<string, unknown>): void } };
 }
 
 /** A whole chat answer in the IR, with the usage the vendor reported (null: the pipeline counts locally). */
@@ -181,6 +187,8 @@ export interface ChatPassthrough {
   wire: ChatWire;
   /** the client's own request (`ChatCall.native`) to the upstream; absent: the IR is the family's wire and `ChatCodec.prepare` serves both */
   prepare?(call: ChatCall & { native: NonNullable<ChatCall['native']> }, target: TargetInfo): UpstreamRequest;
+  /** whether this provider serves the wire (a setting it opts in with); absent: every provider of the family does */
+  serves?(target: TargetInfo): boolean;
   /** the answer as the client's bytes (`body` set) */
   decode(call: ChatCall, target: TargetInfo, body: Uint8Array): DecodedResponse;
   relay(call: ChatCall, target: TargetInfo): StreamRelay;
@@ -197,7 +205,8 @@ export interface ChatCodec {
   decode(call: ChatCall, target: TargetInfo, body: Uint8Array): DecodedCompletion;
   /** a fresh decoder per stream */
   streamDecoder(call: ChatCall, target: TargetInfo): IrStreamDecoder;
-  passthrough?: ChatPassthrough;
+  /** the wires the family can pass through, one pass-through each */
+  passthroughs?: readonly ChatPassthrough[];
   mapError(status: number, body: Uint8Array, headers: Record<string, string | string[] | undefined>): UpstreamFailure;
 }
 

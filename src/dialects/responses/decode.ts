@@ -8,7 +8,7 @@ import type { ChatOutput } from '../../core/ir/output.ts';
 import { paidServiceTier } from '../../core/paid-features.ts';
 import { PromptEstimate } from '../../core/tokens/prompt-estimate.ts';
 import { countChatPromptTokens } from '../../core/tokens/token-counter.ts';
-import { inputItems, priorItems, turnOf } from './conversation.ts';
+import { inputItems, priorItems, storedRefs, turnOf } from './conversation.ts';
 import { convertRequest } from './convert-request.ts';
 import { responsesOutput } from './output.ts';
 import { requestEcho } from './response-object.ts';
@@ -34,14 +34,27 @@ export function decodeResponses(body: Record<string, unknown>, defaultMaxOutputT
   const clientCap = typeof body.max_output_tokens === 'number' ? body.max_output_tokens : undefined;
   const modelMax = model?.maxOutputTokens ?? undefined;
   const maxOutput = clientCap ?? (modelMax === undefined ? defaultMaxOutputTokens : Math.min(defaultMaxOutputTokens, modelMax));
-  const call: ChatCall = { body: ir, stream, clientWantsUsage: false, maxOutputTokens: maxOutput, created: Math.floor(Date.now() / 1000), ...(warnings.length > 0 && { warnings }) };
+  // named by the gateway, not after the vendor's id: a stored id must be unique whatever the upstream sends
+  const responseId = newId('resp');
+  // kept once complete (`store`, default true), where the gateway keeps responses
+  const keep = stored && body.store !== false ? (response: Record<string, unknown>) => stored.save(turnOf(response, body, input)) : undefined;
+  const call: ChatCall = {
+    body: ir,
+    stream,
+    clientWantsUsage: false,
+    maxOutputTokens: maxOutput,
+    created: Math.floor(Date.now() / 1000),
+    ...(warnings.length > 0 && { warnings }),
+    // relayed as it came to a provider that serves the Responses API (a kept answer named by the
+    // gateway all the same); one that continues a stored conversation goes through the IR, which alone
+    // knows the earlier turns whichever provider served them
+    ...(storedRefs(body).length === 0 && { native: { wire: 'openai-responses' as const, body, ...(keep && { keep: { id: responseId, save: keep } }) } }),
+  };
   const decoded: DecodedResponses = {
     model: ir.model,
     stream,
     call,
-    // kept once complete (`store`, default true), where the gateway keeps responses
-    // named by the gateway, not after the vendor's id: a stored id must be unique whatever the upstream sends
-    output: responsesOutput(requestEcho(body), stored && body.store !== false ? (response) => stored.save(turnOf(response, body, input)) : undefined, newId('resp')),
+    output: responsesOutput(requestEcho(body), keep, responseId),
     estimate: new PromptEstimate(ir as unknown as Record<string, unknown>, countChatPromptTokens, maxOutput, bodyBytes),
   };
   if (tier !== undefined) decoded.estimate.paid = { serviceTier: tier };

@@ -25,7 +25,7 @@ export const geminiChat: ChatCodec = {
   },
 
   // a client speaking Gemini's own wire gets its request relayed as is
-  passthrough: geminiPassthrough,
+  passthroughs: [geminiPassthrough],
 
   mapError: mapGeminiError,
 };

@@ -8,6 +8,7 @@ import { CHAT_FIELDS } from './allowed-fields.ts';
 import { completionToIr } from './convert-response.ts';
 import { mapOpenAIError } from './errors.ts';
 import { OpenAIPassthroughRelay } from './passthrough-relay.ts';
+import { openaiResponsesPassthrough } from './responses-passthrough.ts';
 import { withOutputCap } from './output-cap.ts';
 import { OpenAIStreamDecoder } from './stream-decoder.ts';
 import { fromOpenAIUsage } from './usage.ts';
@@ -33,24 +34,27 @@ export const openaiChat: ChatCodec = {
     return new OpenAIStreamDecoder(target, call.created);
   },
 
-  passthrough: {
-    wire: 'openai-chat',
+  passthroughs: [
+    {
+      wire: 'openai-chat',
 
-    decode(call: ChatCall, target: TargetInfo, raw: Uint8Array): DecodedResponse {
-      const decoded = decodeOpenAIJson(raw, target, (json) => chatOutputText(json));
-      if (decoded.usage && hasSurcharge(call.body)) {
-        // only a request with a paid feature reads the tier the answer reports
-        const echoed = paidTier(call.body) === undefined ? undefined : (JSON.parse(utf8Text(raw)) as { service_tier?: unknown }).service_tier;
-        decoded.usage = withSurcharges(decoded.usage, call.body, echoed);
-      }
-      return decoded;
-    },
+      decode(call: ChatCall, target: TargetInfo, raw: Uint8Array): DecodedResponse {
+        const decoded = decodeOpenAIJson(raw, target, (json) => chatOutputText(json));
+        if (decoded.usage && hasSurcharge(call.body)) {
+          // only a request with a paid feature reads the tier the answer reports
+          const echoed = paidTier(call.body) === undefined ? undefined : (JSON.parse(utf8Text(raw)) as { service_tier?: unknown }).service_tier;
+          decoded.usage = withSurcharges(decoded.usage, call.body, echoed);
+        }
+        return decoded;
+      },
 
-    relay(call: ChatCall, target: TargetInfo): StreamRelay {
-      const finish = hasSurcharge(call.body) ? (usage: Usage, echoedTier: unknown) => withSurcharges(usage, call.body, echoedTier) : undefined;
-      return new OpenAIPassthroughRelay(target, call.clientWantsUsage, chunkOutputText, finish);
+      relay(call: ChatCall, target: TargetInfo): StreamRelay {
+        const finish = hasSurcharge(call.body) ? (usage: Usage, echoedTier: unknown) => withSurcharges(usage, call.body, echoedTier) : undefined;
+        return new OpenAIPassthroughRelay(target, call.clientWantsUsage, chunkOutputText, finish);
+      },
     },
-  },
+    openaiResponsesPassthrough,
+  ],
 
   mapError: mapOpenAIError,
 };

@@ -40,3 +40,24 @@ export function toOpenAIUsage(usage: Usage) {
     completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
   };
 }
+
+interface ResponsesUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  input_tokens_details?: { cached_tokens?: number } | null;
+  output_tokens_details?: { reasoning_tokens?: number } | null;
+}
+
+/** The Responses API's usage object → neutral usage. `input_tokens` already includes cached tokens; `output_tokens` the reasoning. */
+export function fromResponsesUsage(raw: unknown): Usage | null {
+  if (raw === null || typeof raw !== 'object') return null;
+  const usage = raw as ResponsesUsage;
+  return {
+    inputTokens: int(usage.input_tokens),
+    outputTokens: int(usage.output_tokens),
+    cachedInputTokens: int(usage.input_tokens_details?.cached_tokens),
+    cacheWriteTokens: 0,
+    reasoningTokens: int(usage.output_tokens_details?.reasoning_tokens),
+    units: 0,
+  };
+}
