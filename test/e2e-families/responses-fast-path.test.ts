@@ -25,6 +25,8 @@ let openai: FamilyUpstream;
 let gemini: FamilyUpstream;
 let canned: Server;
 const cannedRequests: Array<{ path: string; body: Record<string, unknown> }> = [];
+const BREAK = 'break this stream';
+let releaseBreak: (() => void) | undefined;
 
 const responseMeta = (status: string, usage: string) =>
   `{"id":"resp_vendor0001","object":"response","created_at":${CREATED_AT},"status":"${status}","model":"${CANNED_MODEL}","output":[],"store":false,"usage":${usage}}`;
@@ -57,13 +59,23 @@ before(async () => {
     req.on('end', () => {
       const body = JSON.parse(text) as Record<string, unknown>;
       cannedRequests.push({ path: req.url ?? '', body });
-      if (body.stream === true) {
+      // the vendor names the model it ran: the one it was sent
+      const asServed = (text: string) => text.replaceAll(`"model":"${CANNED_MODEL}"`, `"model":"${String(body.model)}"`).replaceAll(`"model": "${CANNED_MODEL}"`, `"model": "${String(body.model)}"`);
+      if (body.input === BREAK) {
+        // the first events, then (once the test read them through the gateway) the vendor's failure
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        for (const e of CANNED_EVENTS) res.write(e);
+        for (const e of CANNED_EVENTS.slice(0, 5)) res.write(e);
+        void new Promise<void>((resolve) => (releaseBreak = resolve)).then(() => {
+          res.write(event('error', 5, '"code":"server_error","message":"boom","param":null'));
+          res.end(event('response.failed', 6, `"response":${responseMeta('failed', 'null')}`));
+        });
+      } else if (body.stream === true) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const e of CANNED_EVENTS) res.write(asServed(e));
         res.end();
       } else {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(CANNED_JSON);
+        res.end(asServed(CANNED_JSON));
       }
     });
   });
@@ -121,6 +133,27 @@ describe('Responses fast path: the vendor bytes, billed exactly', () => {
     assert.equal(res.headers.get('x-modelgate-cost'), cost);
     assert.equal(text, CANNED_JSON.replace('"usage": {', `"usage": {"cost":${cost},`));
     assert.equal(res.headers.get('x-modelgate-warning'), null);
+  });
+
+  test('a provider that maps the model: the upstream id sent, the client reads its own back, the rest untouched', async () => {
+    let cannedId = '';
+    const list = await tg.admin('GET', '/admin/providers');
+    for (const p of (list.body as { data: Array<{ id: string; name: string }> }).data) if (p.name === 'canned-responses') cannedId = p.id;
+    const mapped = await tg.admin('PATCH', `/admin/providers/${cannedId}`, { model_map: { [CANNED_MODEL]: 'vendor-4o-2026' } });
+    assert.equal(mapped.status, 200, JSON.stringify(mapped.body));
+    try {
+      const c = await tg.customer(CREDIT);
+      const res = await post(c, { model: CANNED_MODEL, input: 'Say hello', stream: true, store: false });
+      const text = await res.text();
+      assert.equal(cannedRequests.at(-1)!.body.model, 'vendor-4o-2026');
+      assert.equal(text, CANNED_EVENTS.join('').replace(`"usage":${USAGE}`, `"usage":{"cost":${JSON.stringify(costOf(c))},${USAGE.slice(1)}`));
+      const d = await tg.customer(CREDIT);
+      const whole = await post(d, { model: CANNED_MODEL, input: 'Say hello', store: false });
+      assert.equal(await whole.text(), CANNED_JSON.replace('"usage": {', `"usage": {"cost":${JSON.stringify(costOf(d))},`));
+      await assertChargedExactly(tg, d.accountId, START, CANNED_MODEL, { prompt: 21, completion: 3 }, '/v1/responses');
+    } finally {
+      await tg.admin('PATCH', `/admin/providers/${cannedId}`, { model_map: {} });
+    }
   });
 
   test('store (the default): the answer is named by the gateway, reads store: true, and is kept; the upstream still gets store: false', async () => {
@@ -201,6 +234,52 @@ describe('Responses fast path: only for a provider that opted in', () => {
     const got = await fetch(`${tg.origin}/v1/responses/${second.id}`, { headers: { authorization: `Bearer ${c.key}` } });
     assert.equal(got.status, 200);
   });
+});
+
+describe('Responses fast path: a broken stream', () => {
+  test("the vendor's error event after its first events: those relayed, then error and response.failed numbered on; not charged", async () => {
+    const c = await tg.customer(CREDIT);
+    const res = await post(c, { model: CANNED_MODEL, input: BREAK, stream: true, store: false });
+    assert.equal(res.status, 200);
+    const reader = res.body!.getReader();
+    let text = Buffer.from((await reader.read()).value!).toString('utf8');
+    releaseBreak!();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += Buffer.from(chunk.value).toString('utf8');
+    assert.ok(text.startsWith(CANNED_EVENTS.slice(0, 5).join('')), text);
+    const events = text.split('\n\n').filter(Boolean).map((e) => JSON.parse(e.split('\ndata: ')[1]!) as { type: string; sequence_number: number; code?: string; response?: { id: string; status: string } });
+    assert.deepEqual(events.map((e) => e.sequence_number), [0, 1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(events.slice(-2).map((e) => e.type), ['error', 'response.failed']);
+    assert.equal(events[5]!.code, 'upstream_stream_error');
+    assert.equal(events[6]!.response!.id, 'resp_vendor0001');
+    assert.equal(events[6]!.response!.status, 'failed');
+    assert.equal(tg.balanceNano(c.accountId), START, 'not charged');
+    await tg.assertBillingInvariants(c.accountId);
+  });
+
+  for (const scenario of [{ kind: 'cut-stream', afterChunks: 3 }] as const) {
+    test(`${scenario.kind}: the vendor's events up to the break, then error and response.failed numbered on; not charged`, async () => {
+      const c = await tg.customer(CREDIT);
+      await optIn(true);
+      try {
+        openai.reset();
+        openai.enqueue(scenario);
+        const res = await post(c, { model: CHAT_MODEL.openai, input: 'break this stream', stream: true });
+        assert.equal(res.status, 200);
+        const events = (await res.text()).split('\n\n').filter(Boolean).map((e) => JSON.parse(e.split('\ndata: ')[1]!) as { type: string; sequence_number: number; response?: { status: string; id: string } });
+        assert.deepEqual(openai.requests.map((r) => r.path), ['/v1/responses']);
+        assert.deepEqual(events.map((e) => e.sequence_number), events.map((_, i) => i));
+        assert.ok(events.some((e) => e.type === 'response.output_text.delta'), 'what came before the break was relayed');
+        assert.deepEqual(events.slice(-2).map((e) => e.type), ['error', 'response.failed']);
+        assert.equal(events.at(-1)!.response!.status, 'failed');
+        assert.equal(events.at(-1)!.response!.id, events[0]!.response!.id);
+        assert.ok(!events.some((e) => e.type === 'response.completed'));
+        assert.equal(tg.balanceNano(c.accountId), START, 'not charged');
+        await tg.assertBillingInvariants(c.accountId);
+      } finally {
+        await optIn(false);
+      }
+    });
+  }
 });
 
 describe('Responses fast path vs the IR: the same to the openai SDK', () => {

@@ -6,6 +6,8 @@ import { describe, test } from 'node:test';
 import type { ChatCall, TargetInfo } from '../../src/core/contracts/vendor-codec.ts';
 import { messagesOutput } from '../../src/dialects/messages/output.ts';
 import { openaiChatOutput } from '../../src/dialects/openai/chat-output.ts';
+import { responsesOutput } from '../../src/dialects/responses/output.ts';
+import type { RequestEcho } from '../../src/dialects/responses/response-object.ts';
 import { chatOperationCodec } from '../../src/pipeline/chat-codec.ts';
 import { IrStreamRelay } from '../../src/pipeline/ir-stream-relay.ts';
 import { anthropicChat } from '../../src/vendors/anthropic/chat.ts';
@@ -41,6 +43,18 @@ describe('chatOperationCodec', () => {
   test('a family without a pass-through is always translated', () => {
     assert.equal(anthropicChat.passthroughs, undefined);
     assert.ok(chatOperationCodec(anthropicChat, openaiChatOutput(true)).relay!({ ...call, stream: true }, target) instanceof IrStreamRelay);
+  });
+
+  test("a pass-through that needs the provider's opt-in (serves) is taken only for a provider that opted in", () => {
+    const codec = chatOperationCodec(openaiChat, responsesOutput({} as RequestEcho));
+    const native = { ...call, native: { wire: 'openai-responses' as const, body: { model: 'm', input: 'hi' } } };
+    const optedIn = { ...target, settings: { responses_api: true } };
+    assert.equal(codec.prepare(native, optedIn).path, '/responses');
+    assert.equal(codec.prepare(native, target).path, '/chat/completions');
+    assert.equal(codec.prepare(native, { ...target, settings: {} }).path, '/chat/completions');
+    assert.equal(codec.prepare(call, optedIn).path, '/chat/completions', 'a call without its own request goes through the IR');
+    assert.ok(!(codec.relay!({ ...native, stream: true }, optedIn) instanceof IrStreamRelay));
+    assert.ok(codec.relay!({ ...native, stream: true }, target) instanceof IrStreamRelay);
   });
 
   test('one composed codec per family codec and output', () => {

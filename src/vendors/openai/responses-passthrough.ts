@@ -109,8 +109,8 @@ const FINAL = new Set(['response.completed', 'response.incomplete']);
  * The vendor's typed events written as they came (sequence numbers and item ids untouched, the
  * model renamed back). The closing event (`response.completed` / `response.incomplete`) carries
  * the usage: it is read, and held back into the trailer, where the pipeline adds the settled cost
- * to its `usage`. An `error` event or `response.failed` stops the stream (the pipeline ends it in
- * the dialect's error event, uncharged for what did not come).
+ * to its `usage`. An `error` event or `response.failed` stops the stream: the pipeline ends it
+ * with errorEvent, like a failure of the translated stream.
  */
 class ResponsesPassthroughRelay implements StreamRelay {
   private usage: Usage | null = null;
@@ -120,6 +120,9 @@ class ResponsesPassthroughRelay implements StreamRelay {
   private readonly rewrite: Rewrite | undefined;
   private readonly call: ChatCall;
   private readonly publicModel: string;
+  /** the vendor's last sequence number and response object: what a failure written in its place follows */
+  private lastSequence = -1;
+  private snapshot: JsonObject = {};
   failed: GatewayError | undefined;
 
   constructor(call: ChatCall, target: TargetInfo) {
@@ -136,6 +139,9 @@ class ResponsesPassthroughRelay implements StreamRelay {
       this.failed = streamFailure(json);
       return '';
     }
+    if (typeof json?.sequence_number === 'number') this.lastSequence = json.sequence_number;
+    const snapshot = asObject(json?.response);
+    if (snapshot) this.snapshot = snapshot;
     if (type === 'response.output_text.delta' || type === 'response.function_call_arguments.delta') {
       if (typeof json?.delta === 'string') this.delivered.push(json.delta);
     }
@@ -159,9 +165,17 @@ class ResponsesPassthroughRelay implements StreamRelay {
     return { complete: true, usage: this.usage, trailer: () => this.held };
   }
 
-  /** Responses' error event: what the vendor would have sent in its place */
+  /**
+   * What the vendor sends when it fails, numbered on from its last event: `error`, then
+   * `response.failed` with the last response object it sent (named as the client read it).
+   */
   errorEvent(error: GatewayError): string {
-    return sseNamed('error', JSON.stringify({ type: 'error', code: error.code ?? error.type, message: error.message, param: error.param ?? null }));
+    const body = { code: error.code ?? error.type, message: error.message };
+    let sequence = this.lastSequence;
+    const event = (type: string, fields: JsonObject) => sseNamed(type, JSON.stringify({ type, sequence_number: ++sequence, ...fields }));
+    const keep = this.call.native?.keep;
+    const response = { ...this.snapshot, ...(keep && { id: keep.id, store: true }), model: this.publicModel, status: 'failed', error: body, usage: null };
+    return event('error', { ...body, param: error.param ?? null }) + event('response.failed', { response });
   }
 
   deliveredOutputTokens(): number {
