@@ -7,7 +7,7 @@ export interface ResponseKeeperOptions {
   flushDelayMs?: number;
   /** how often expired rows are deleted */
   sweepIntervalMs?: number;
-  /** the longest `previous_response_id` chain loaded */
+  /** the most stored responses one request may read (its `previous_response_id` chain and the responses its item references name, together) */
   maxChain?: number;
   onError?: (err: unknown, what: string) => void;
 }
@@ -72,10 +72,13 @@ export class ResponseKeeper {
   /** The account's stored responses `ids` name, and every one before them in their chains. */
   async load(accountId: string, ids: readonly string[]): Promise<Map<string, StoredTurn>> {
     const found = new Map<string, StoredTurn>();
-    if (ids.length === 0) return found;
-    for (const first of ids) {
-      for (let id: string | null = first, depth = 0; id !== null && !found.has(id) && depth < this.options.maxChain; depth++) {
+    // one budget of reads for the whole request: 10,000 item references must not become 10,000
+    // sequential lookups (an unread reference is answered 400 "not found" by the decoder)
+    let reads = 0;
+    for (const first of new Set(ids)) {
+      for (let id: string | null = first; id !== null && !found.has(id) && reads < this.options.maxChain; ) {
         await this.flushIfPending([id]);
+        reads++;
         const row = await this.repo.get(accountId, id);
         if (!row) break;
         found.set(id, { ...row, instructions: typeof row.instructions === 'string' ? row.instructions : null });
