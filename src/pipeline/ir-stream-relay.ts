@@ -55,12 +55,13 @@ export class IrStreamRelay implements StreamRelay {
     return countTextTokens(this.delivered.join(''));
   }
 
-  /** the text the client reads: answer and refusal text, tool names and arguments */
+  /** the text the model wrote: answer, refusal and reasoning text, tool names and arguments (output tokens all) */
   private collect(frame: IrStreamFrame): void {
     for (const part of frame) {
       switch (part.type) {
         case 'text-delta':
         case 'refusal-delta':
+        case 'reasoning-delta':
           if (part.text) this.delivered.push(part.text);
           break;
         case 'tool-call-start':

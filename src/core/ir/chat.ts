@@ -134,6 +134,12 @@ export interface IrChatRequest {
   reasoning_effort?: string | null;
   /** the specification's extra field: `"image"` asks a model that can draw for images beside the text */
   modality?: 'text' | 'image' | null;
+  /**
+   * the client wants the model's reasoning text (a Responses `reasoning.summary`, Google's
+   * `includeThoughts`, messages `thinking`): a family whose vendor shows it only on request asks
+   * for it. The gateway's own field, like `modality`: never sent upstream as is.
+   */
+  include_reasoning?: boolean | null;
   [key: string]: unknown;
 }
 
@@ -158,7 +164,8 @@ export interface IrUsage {
 
 export interface IrChoice {
   index: number;
-  message: { role: 'assistant'; content: string | null; tool_calls?: IrToolCall[]; refusal?: string | null; images?: IrOutputImage[] };
+  /** `reasoning`: the model's reasoning text as the vendor showed it (see the stream's `reasoning-delta`) */
+  message: { role: 'assistant'; content: string | null; tool_calls?: IrToolCall[]; refusal?: string | null; images?: IrOutputImage[]; reasoning?: string };
   finish_reason: FinishReason;
   /** the vendor's own value (`end_turn`, `MAX_TOKENS`…); null when the vendor gave none */
   raw_finish_reason: string | null;

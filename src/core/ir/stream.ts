@@ -17,6 +17,12 @@ export type IrStreamPart =
   /** answer text; may be '' (a vendor's opening piece) */
   | { type: 'text-delta'; choice: number; text: string }
   | { type: 'refusal-delta'; choice: number; text: string }
+  /**
+   * a piece of the model's reasoning text, as the vendor shows it (Anthropic thinking, Gemini
+   * thought parts, `reasoning_content`): not answer text; dialects with a place for it write it
+   * (Responses reasoning items, messages thinking blocks, Google thought parts), others drop it
+   */
+  | { type: 'reasoning-delta'; choice: number; text: string }
   /** a tool call announced, with the id (vendor state packed in, when it has any) and name the vendor gave */
   | { type: 'tool-call-start'; choice: number; index: number; id?: string; name?: string }
   /** a piece of a tool call's JSON arguments; may be '' (the vendor said the arguments begin empty) */

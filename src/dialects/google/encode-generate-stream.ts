@@ -50,6 +50,8 @@ export class GoogleStreamEncoder implements ChatStreamEncoder {
         case 'image':
           add(part.choice, imagePart(part.image));
           break;
+        case 'reasoning-delta':
+          break;
         case 'tool-call-start': {
           const calls = this.choice(part.choice).calls;
           const call = calls.get(part.index) ?? { id: '', name: '', args: '' };

@@ -42,6 +42,7 @@ export class MessagesStreamEncoder implements ChatStreamEncoder {
         case 'start':
         case 'role':
         case 'image':
+        case 'reasoning-delta':
           break;
         case 'text-delta':
         case 'refusal-delta':

@@ -81,6 +81,9 @@ export class OpenAIChatStreamEncoder implements ChatStreamEncoder {
         case 'image':
           at(part.choice).images.push(part.image);
           break;
+        case 'reasoning-delta':
+          // the chat wire has no place for it (protocols.md §3: dropped, not a non-standard field)
+          break;
         case 'finish':
           at(part.choice).finish = part.reason;
           break;

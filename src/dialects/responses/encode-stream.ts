@@ -52,6 +52,7 @@ export class ResponsesStreamEncoder implements ChatStreamEncoder {
         case 'start':
         case 'role':
         case 'image':
+        case 'reasoning-delta':
           break;
         case 'text-delta':
         case 'refusal-delta':

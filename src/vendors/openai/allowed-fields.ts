@@ -30,8 +30,9 @@ export const CHAT_FIELDS: ReadonlySet<string> = new Set([
   'prompt_cache_key',
   'prompt_cache_retention',
   'safety_identifier',
-  // the gateway's own field, turned into `modalities` by the chat codec
+  // the gateway's own fields: `modality` turned into `modalities`, `include_reasoning` removed, by the chat codec
   'modality',
+  'include_reasoning',
   // paid: checked against the model's prices by the chat decoder (src/catalogue/paid-features.ts)
   'service_tier',
   'web_search_options',

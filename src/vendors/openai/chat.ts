@@ -104,8 +104,9 @@ function withSurcharges(usage: Usage, body: Record<string, unknown>, echoedTier:
  * (`message.images` / `delta.images`, data URLs) is already the shape the gateway returns.
  */
 function withOutputModalities(body: Record<string, unknown>): Record<string, unknown> {
-  if (body.modality === undefined) return body;
-  const { modality, ...rest } = body;
+  if (body.modality === undefined && body.include_reasoning === undefined) return body;
+  // include_reasoning is the gateway's own too: OpenAI-compatible servers show reasoning unasked or never
+  const { modality, include_reasoning: _includeReasoning, ...rest } = body;
   if (modality === 'image' && rest.modalities === undefined) rest.modalities = ['image', 'text'];
   return rest;
 }
