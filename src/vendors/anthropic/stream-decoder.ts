@@ -12,8 +12,8 @@ import { packThinking, type ThinkingBlock } from './thinking-state.ts';
 /**
  * Anthropic stream events → IR parts, at most one frame per event (protocols.md §4.3). Tool
  * calls are numbered by their own counter, not the vendor's block index; thinking blocks are
- * gathered and packed into the next tool call's id; usage is merged from `message_start` and
- * every `message_delta`.
+ * gathered and packed into the next tool call's id, their text also read out as it arrives
+ * (reasoning deltas); usage is merged from `message_start` and every `message_delta`.
  */
 export class AnthropicStreamDecoder implements IrStreamDecoder {
   private readonly target: TargetInfo;
@@ -98,9 +98,11 @@ export class AnthropicStreamDecoder implements IrStreamDecoder {
         const name = asString(block.name) ?? '';
         return this.frame({ type: 'tool-call-start', choice: 0, index: position, id, name }, { type: 'tool-call-delta', choice: 0, index: position, argumentsDelta: '' });
       }
-      case 'thinking':
-        this.openThinking.set(index, { type: 'thinking', thinking: asString(block.thinking) ?? '', signature: asString(block.signature) ?? '' });
-        return [];
+      case 'thinking': {
+        const text = asString(block.thinking) ?? '';
+        this.openThinking.set(index, { type: 'thinking', thinking: text, signature: asString(block.signature) ?? '' });
+        return text === '' ? [] : this.frame({ type: 'reasoning-delta', choice: 0, text });
+      }
       case 'redacted_thinking':
         this.openThinking.set(index, { type: 'redacted_thinking', data: asString(block.data) ?? '' });
         return [];
@@ -123,8 +125,10 @@ export class AnthropicStreamDecoder implements IrStreamDecoder {
       }
       case 'thinking_delta': {
         const block = this.openThinking.get(index);
-        if (block?.type === 'thinking') block.thinking += asString(delta.thinking) ?? '';
-        return [];
+        const text = asString(delta.thinking) ?? '';
+        if (block?.type !== 'thinking' || text === '') return [];
+        block.thinking += text;
+        return this.frame({ type: 'reasoning-delta', choice: 0, text });
       }
       case 'signature_delta': {
         const block = this.openThinking.get(index);
