@@ -191,13 +191,14 @@ describe('image output (modality "image")', () => {
     assert.deepEqual(convertRequest(call({ modality: 'text' }), 'm').body.generationConfig, { maxOutputTokens: 4096 });
   });
 
-  test('inlineData image parts become message.images data URLs; thought drafts and other media are left out', () => {
+  test('inlineData image parts become message.images data URLs; thought drafts and other media are left out (the thought text is reasoning)', () => {
     const ir = convertResponse({ responseId: 'r', candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP' }] }, target, 0);
     assert.deepEqual(ir.choices[0]!.message, {
       role: 'assistant',
       content: 'Here is your cat.',
       images: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }],
       refusal: null,
+      reasoning: 'drafting…',
     });
     assert.equal(ir.choices[0]!.finish_reason, 'stop');
     const encoded = JSON.parse(openaiChatOutput(false).encodeCompletion(ir));
@@ -206,7 +207,7 @@ describe('image output (modality "image")', () => {
     assert.equal('images' in plain.choices[0].message, false, 'omitted when there are none');
   });
 
-  test('stream: text, then each image as a frame of its own, then the finish, even within one event', () => {
+  test('stream: thought text, text, then each image as a frame of its own, then the finish, even within one event', () => {
     const decoder = new GeminiStreamDecoder(target, 0);
     const event = (data: unknown) => ({ data: JSON.stringify(data), event: '', id: '' });
     const frames = [
@@ -220,6 +221,7 @@ describe('image output (modality "image")', () => {
         { type: 'text-delta', choice: 0, text: '' },
       ],
       [{ type: 'text-delta', choice: 0, text: 'Here ' }],
+      [{ type: 'reasoning-delta', choice: 0, text: 'drafting…' }],
       [{ type: 'text-delta', choice: 0, text: 'Here is your cat.' }],
       [{ type: 'image', choice: 0, image: { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } } }],
       [{ type: 'finish', choice: 0, reason: 'stop', raw: 'STOP' }],

@@ -48,7 +48,9 @@ export function convertRequest(call: ChatCall, upstreamModel: string): { body: J
   // answers with text and `inlineData` image parts; `modality` itself never goes upstream
   if (ir.modality === 'image') generation.responseModalities = ['TEXT', 'IMAGE'];
   const thinking = thinkingConfig(ir.reasoning_effort, upstreamModel);
-  if (thinking) generation.thinkingConfig = thinking;
+  // the vendor shows its thought summaries only when asked; `include_reasoning` never goes upstream itself
+  if (ir.include_reasoning === true) generation.thinkingConfig = { ...thinking, includeThoughts: true };
+  else if (thinking) generation.thinkingConfig = thinking;
   if (Object.keys(generation).length > 0) body.generationConfig = generation;
 
   for (const [field, dropped] of [

@@ -6,17 +6,23 @@ import { usageToIr } from './map-usage.ts';
 import { toolCallIdFor } from './signature-state.ts';
 
 /**
- * The text, function calls and drawn images of one candidate's parts. Thought parts are skipped
- * (with image output, the interim images a model draws while thinking are thought parts too);
- * an image is an `inlineData` part with an image type, returned as a data URL.
+ * The text, function calls and drawn images of one candidate's parts, and the text of its thought
+ * parts (`reasoning`: the thought summaries a request with `includeThoughts` gets). Thought parts
+ * are otherwise skipped (with image output, the interim images a model draws while thinking are
+ * thought parts too); an image is an `inlineData` part with an image type, returned as a data URL.
  */
-export function readParts(content: unknown, seed: string, firstCall = 0): { text: string; calls: IrToolCall[]; images: IrOutputImage[] } {
+export function readParts(content: unknown, seed: string, firstCall = 0): { text: string; reasoning: string; calls: IrToolCall[]; images: IrOutputImage[] } {
   let text = '';
+  let reasoning = '';
   const calls: IrToolCall[] = [];
   const images: IrOutputImage[] = [];
   for (const raw of asArray(asObject(content)?.parts)) {
     const part = asObject(raw);
-    if (!part || part.thought === true) continue;
+    if (!part) continue;
+    if (part.thought === true) {
+      reasoning += asString(part.text) ?? '';
+      continue;
+    }
     const piece = asString(part.text);
     if (piece !== undefined) text += piece;
     const image = imageOf(part.inlineData);
@@ -27,7 +33,7 @@ export function readParts(content: unknown, seed: string, firstCall = 0): { text
       calls.push({ id, type: 'function', function: { name: asString(call.name) ?? '', arguments: JSON.stringify(call.args ?? {}) } });
     }
   }
-  return { text, calls, images };
+  return { text, reasoning, calls, images };
 }
 
 function imageOf(raw: unknown): IrOutputImage | undefined {
@@ -49,7 +55,7 @@ export function convertResponse(json: JsonObject, target: TargetInfo, created: n
   const choices: IrChoice[] = candidates.map((raw, position) => {
     const candidate = asObject(raw) ?? {};
     const index = asNumber(candidate.index) ?? position;
-    const { text, calls, images } = readParts(candidate.content, `${id}|${index}`);
+    const { text, reasoning, calls, images } = readParts(candidate.content, `${id}|${index}`);
     const finish = asString(candidate.finishReason) ?? 'STOP';
     return {
       index,
@@ -59,6 +65,7 @@ export function convertResponse(json: JsonObject, target: TargetInfo, created: n
         ...(calls.length > 0 && { tool_calls: calls }),
         ...(images.length > 0 && { images }),
         refusal: null,
+        ...(reasoning !== '' && { reasoning }),
       },
       finish_reason: mapFinishReason(finish, calls.length > 0),
       raw_finish_reason: finish,

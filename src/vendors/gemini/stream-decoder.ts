@@ -16,9 +16,9 @@ interface CandidateState {
 
 /**
  * Gemini `?alt=sse` events → IR parts (protocols.md §5.3, §5.8). Each event is a whole
- * GenerateContentResponse with the new parts: text → a text delta, each function call (always
- * whole) → its start and all its arguments, each drawn image (always whole) → an image part,
- * `finishReason` → the finish part; each in a frame of its own.
+ * GenerateContentResponse with the new parts: thought text → a reasoning delta, text → a text
+ * delta, each function call (always whole) → its start and all its arguments, each drawn image
+ * (always whole) → an image part, `finishReason` → the finish part; each in a frame of its own.
  * There is no terminator: the stream is complete when every candidate has finished.
  * `usageMetadata` is a running total: the last one wins.
  */
@@ -78,7 +78,9 @@ export class GeminiStreamDecoder implements IrStreamDecoder {
       out.push([{ type: 'role', choice, role: 'assistant' }, { type: 'text-delta', choice, text: '' }]);
     }
     if (state.finished) return;
-    const { text, calls, images } = readParts(candidate.content, `${this.id}|${choice}`, state.calls);
+    const { text, reasoning, calls, images } = readParts(candidate.content, `${this.id}|${choice}`, state.calls);
+    // the vendor sends its thoughts before the answer: in one event too, they come first
+    if (reasoning !== '') out.push([{ type: 'reasoning-delta', choice, text: reasoning }]);
     if (text !== '') out.push([{ type: 'text-delta', choice, text }]);
     for (const call of calls) {
       const index = state.calls++;
