@@ -26,12 +26,28 @@ function choiceToIr(choice: JsonObject, position: number): IrChoice {
     return [{ id: asString(call.id) ?? '', type: 'function', function: { name: asString(fn.name) ?? '', arguments: asString(fn.arguments) ?? '' } }];
   });
   const raw = asString(choice.finish_reason) ?? null;
+  const reasoning = reasoningOf(message);
   return {
     index: asNumber(choice.index) ?? position,
-    message: { role: 'assistant', content: asString(message.content) ?? null, ...(toolCalls.length > 0 && { tool_calls: toolCalls }), refusal: asString(message.refusal) ?? null },
+    message: {
+      role: 'assistant',
+      content: asString(message.content) ?? null,
+      ...(toolCalls.length > 0 && { tool_calls: toolCalls }),
+      refusal: asString(message.refusal) ?? null,
+      ...(reasoning && { reasoning }),
+    },
     finish_reason: raw === null ? 'stop' : mapOpenAIFinishReason(raw),
     raw_finish_reason: raw,
   };
+}
+
+/**
+ * The reasoning text OpenAI-compatible reasoning servers add to a message or a delta (OpenAI
+ * itself never does): `reasoning_content` (DeepSeek, vLLM) or `reasoning` as a string
+ * (OpenRouter, newer vLLM). One of them only: a server that writes both writes the same text.
+ */
+export function reasoningOf(message: JsonObject): string | undefined {
+  return asString(message.reasoning_content) || asString(message.reasoning) || undefined;
 }
 
 export function usageToIr(raw: unknown): IrUsage | null {

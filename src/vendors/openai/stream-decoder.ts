@@ -4,7 +4,7 @@ import type { IrStreamFrame, IrStreamPart } from '../../core/ir/stream.ts';
 import type { IrStreamDecoder, TargetInfo } from '../../core/contracts/vendor-codec.ts';
 import { asArray, asNumber, asObject, asString, parseJson, type JsonObject } from '../_kit/read.ts';
 import type { SseEvent } from '../../core/sse.ts';
-import { usageToIr } from './convert-response.ts';
+import { reasoningOf, usageToIr } from './convert-response.ts';
 import { mapOpenAIFinishReason } from './map-finish-reason.ts';
 import { inBandError } from './passthrough-relay.ts';
 
@@ -62,6 +62,9 @@ function choiceParts(raw: JsonObject, position: number, out: IrStreamPart[]): vo
   const choice = asNumber(raw.index) ?? position;
   const delta = asObject(raw.delta) ?? {};
   if (delta.role === 'assistant') out.push({ type: 'role', choice, role: 'assistant' });
+  // the servers that think aloud send it before the answer
+  const reasoning = reasoningOf(delta);
+  if (reasoning) out.push({ type: 'reasoning-delta', choice, text: reasoning });
   const content = asString(delta.content);
   if (content !== undefined) out.push({ type: 'text-delta', choice, text: content });
   const refusal = asString(delta.refusal);
