@@ -14,14 +14,24 @@ export function storedRefs(body: Json): string[] {
   return refs;
 }
 
-/** The request's input as items: a string is one user message; item references are replaced by the stored items they name. */
+/** Whether the request continues stored items (`previous_response_id`, any item reference): only the IR rebuilds those. */
+export function continuesStored(body: Json): boolean {
+  return typeof body.previous_response_id === 'string' || (Array.isArray(body.input) && (body.input as Json[]).some((item) => item.type === 'item_reference'));
+}
+
+/**
+ * The request's input as items: a string is one user message; item references are replaced by
+ * the stored items they name. A reference to a reasoning item (`rs_`, which clients send back for
+ * a stored answer) is dropped unread, as reasoning items are: no other vendor can use them.
+ */
 export function inputItems(body: Json, stored: StoredResponses | undefined): Json[] {
   if (typeof body.input === 'string') return [{ type: 'message', role: 'user', content: body.input }];
-  return ((body.input ?? []) as Json[]).map((item, i) => {
-    if (item.type !== 'item_reference') return item;
+  return ((body.input ?? []) as Json[]).flatMap((item, i) => {
+    if (item.type !== 'item_reference') return [item];
+    if (typeof item.id === 'string' && item.id.startsWith('rs_')) return [];
     const found = typeof item.id === 'string' ? findItem(stored, item.id) : undefined;
     if (!found) throw invalidRequest(`Item with id '${String(item.id)}' not found.`, `input[${i}].id`);
-    return found;
+    return [found];
   });
 }
 

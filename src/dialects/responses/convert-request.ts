@@ -36,9 +36,16 @@ export function convertRequest(body: Json, prior: readonly Json[], input: readon
   }
   const reasoning = (body.reasoning ?? {}) as { effort?: unknown; summary?: unknown };
   if (typeof reasoning.effort === 'string') ir.reasoning_effort = reasoning.effort;
-  if (typeof reasoning.summary === 'string' && reasoning.summary !== 'none') warnings.push('reasoning.summary dropped (the gateway does not relay reasoning summaries)');
+  // a summary asked for: the model's reasoning text, as the vendor shows it, written as the summary
+  if (wantsReasoningSummary(body)) ir.include_reasoning = true;
   if (typeof body.service_tier === 'string') ir.service_tier = body.service_tier;
   return { ir, warnings };
+}
+
+/** `reasoning.summary` asks for the reasoning text (`auto`, `concise`, `detailed`; not `none`). */
+export function wantsReasoningSummary(body: Json): boolean {
+  const summary = (body.reasoning as { summary?: unknown } | null | undefined)?.summary;
+  return typeof summary === 'string' && summary !== 'none';
 }
 
 function appendItem(messages: IrMessage[], item: Json, param: string): void {

@@ -8,7 +8,7 @@ import type { ChatOutput } from '../../core/ir/output.ts';
 import { paidServiceTier } from '../../core/paid-features.ts';
 import { PromptEstimate } from '../../core/tokens/prompt-estimate.ts';
 import { countChatPromptTokens } from '../../core/tokens/token-counter.ts';
-import { inputItems, priorItems, storedRefs, turnOf } from './conversation.ts';
+import { continuesStored, inputItems, priorItems, turnOf } from './conversation.ts';
 import { convertRequest } from './convert-request.ts';
 import { responsesOutput } from './output.ts';
 import { requestEcho } from './response-object.ts';
@@ -48,13 +48,13 @@ export function decodeResponses(body: Record<string, unknown>, defaultMaxOutputT
     // relayed as it came to a provider that serves the Responses API (a kept answer named by the
     // gateway all the same); one that continues a stored conversation goes through the IR, which alone
     // knows the earlier turns whichever provider served them
-    ...(storedRefs(body).length === 0 && { native: { wire: 'openai-responses' as const, body, ...(keep && { keep: { id: responseId, save: keep } }) } }),
+    ...(!continuesStored(body) && { native: { wire: 'openai-responses' as const, body, ...(keep && { keep: { id: responseId, save: keep } }) } }),
   };
   const decoded: DecodedResponses = {
     model: ir.model,
     stream,
     call,
-    output: responsesOutput(requestEcho(body), keep, responseId),
+    output: responsesOutput(requestEcho(body), keep, responseId, ir.include_reasoning === true),
     estimate: new PromptEstimate(ir as unknown as Record<string, unknown>, countChatPromptTokens, maxOutput, bodyBytes),
   };
   if (tier !== undefined) decoded.estimate.paid = { serviceTier: tier };

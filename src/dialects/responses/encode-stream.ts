@@ -2,7 +2,7 @@ import type { GatewayError } from '../../core/errors.ts';
 import type { FinishReason, IrUsage } from '../../core/ir/chat.ts';
 import type { ChatStreamEncoder } from '../../core/ir/output.ts';
 import type { IrStreamFrame } from '../../core/ir/stream.ts';
-import { answerIds, functionCallItem, messageItem, outputTextPart, prefixed, responseObject, statusOf, type RequestEcho, type ResponseMeta } from './response-object.ts';
+import { answerIds, functionCallItem, messageItem, outputTextPart, prefixed, reasoningItem, responseObject, statusOf, type RequestEcho, type ResponseMeta } from './response-object.ts';
 
 type Json = Record<string, unknown>;
 
@@ -17,7 +17,10 @@ interface CallItem {
 
 /**
  * IR parts → the Responses event sequence, `event:` lines and `sequence_number` from 0:
- * response.created and response.in_progress on the first frame; a message item opened at the
+ * response.created and response.in_progress on the first frame; with `withReasoning`, a reasoning
+ * item opened at the first reasoning text (output_item.added, reasoning_summary_part.added,
+ * reasoning_summary_text.delta…) and closed when anything else starts or the answer ends
+ * (reasoning_summary_text.done, reasoning_summary_part.done, output_item.done); a message item opened at the
  * first text (output_item.added, content_part.added, output_text.delta…) and closed when a
  * function call starts or the answer ends (output_text.done, content_part.done, output_item.done);
  * a function_call item per tool call (function_call_arguments.delta…, closed at the end); then
@@ -30,17 +33,21 @@ export class ResponsesStreamEncoder implements ChatStreamEncoder {
   private readonly responseId: string | undefined;
   private sequence = 0;
   private messageBase = '';
+  private reasoningBase = '';
+  private readonly withReasoning: boolean;
+  private reasoning: { id: string; outputIndex: number; text: string; done: boolean } | undefined;
   private meta: ResponseMeta | undefined;
   private readonly output: Json[] = [];
   private message: { id: string; outputIndex: number; text: string; refusal: string; done: boolean } | undefined;
   private readonly calls = new Map<number, CallItem>();
   private finish: FinishReason | null = null;
 
-  /** `responseId` names the answer (else the vendor's id does); `onFinal` gets the complete response */
-  constructor(echo: RequestEcho, onFinal?: (response: Json) => void, responseId?: string) {
+  /** `responseId` names the answer (else the vendor's id does); `onFinal` gets the complete response; `withReasoning` writes reasoning text */
+  constructor(echo: RequestEcho, onFinal?: (response: Json) => void, responseId?: string, withReasoning = false) {
     this.echo = echo;
     this.onFinal = onFinal;
     this.responseId = responseId;
+    this.withReasoning = withReasoning;
   }
 
   frame(parts: IrStreamFrame): string {
@@ -52,12 +59,17 @@ export class ResponsesStreamEncoder implements ChatStreamEncoder {
         case 'start':
         case 'role':
         case 'image':
+          break;
         case 'reasoning-delta':
+          if (part.text === '' || !this.withReasoning) break;
+          out += this.closeMessage() + this.openReasoning();
+          this.reasoning!.text += part.text;
+          out += this.event('response.reasoning_summary_text.delta', { ...this.reasoningAt(), delta: part.text });
           break;
         case 'text-delta':
         case 'refusal-delta':
           if (part.text === '') break;
-          out += this.openMessage();
+          out += this.closeReasoning() + this.openMessage();
           if (part.type === 'text-delta') {
             this.message!.text += part.text;
             out += this.event('response.output_text.delta', { item_id: this.message!.id, output_index: this.message!.outputIndex, content_index: 0, delta: part.text, logprobs: [] });
@@ -66,10 +78,10 @@ export class ResponsesStreamEncoder implements ChatStreamEncoder {
           }
           break;
         case 'tool-call-start':
-          out += this.closeMessage() + this.openCall(part.index, part.id ?? '', part.name ?? '');
+          out += this.closeReasoning() + this.closeMessage() + this.openCall(part.index, part.id ?? '', part.name ?? '');
           break;
         case 'tool-call-delta': {
-          out += this.closeMessage() + this.openCall(part.index, '', '');
+          out += this.closeReasoning() + this.closeMessage() + this.openCall(part.index, '', '');
           const call = this.calls.get(part.index)!;
           if (part.argumentsDelta === '') break;
           call.args += part.argumentsDelta;
@@ -89,7 +101,7 @@ export class ResponsesStreamEncoder implements ChatStreamEncoder {
   }
 
   end(usage: IrUsage | null): string {
-    let out = this.start(null) + this.closeMessage();
+    let out = this.start(null) + this.closeReasoning() + this.closeMessage();
     for (const call of this.calls.values()) out += this.closeCall(call);
     const status = statusOf(this.finish);
     const type = status === 'incomplete' ? 'response.incomplete' : 'response.completed';
@@ -110,9 +122,39 @@ export class ResponsesStreamEncoder implements ChatStreamEncoder {
     if (this.meta) return '';
     const ids = answerIds(this.responseId ?? start?.id ?? 'gateway');
     this.messageBase = ids.message;
+    this.reasoningBase = ids.reasoning;
     this.meta = { id: ids.response, createdAt: start?.created ?? Math.floor(Date.now() / 1000), model: start?.model ?? '' };
     const snapshot = responseObject(this.meta, this.echo, 'in_progress', [], null, null);
     return this.event('response.created', { response: snapshot }) + this.event('response.in_progress', { response: snapshot });
+  }
+
+  /** opens a reasoning item ('' when one is open): its one summary part begins empty */
+  private openReasoning(): string {
+    if (this.reasoning && !this.reasoning.done) return '';
+    const id = this.reasoningBase + (this.reasoning ? `_${this.output.length}` : '');
+    this.reasoning = { id, outputIndex: this.output.length, text: '', done: false };
+    this.output.push(reasoningItem(id, null));
+    return this.event('response.output_item.added', { output_index: this.reasoning.outputIndex, item: reasoningItem(id, null) }) + this.event('response.reasoning_summary_part.added', { ...this.reasoningAt(), part: { type: 'summary_text', text: '' } });
+  }
+
+  private reasoningAt(): Json {
+    return { item_id: this.reasoning!.id, output_index: this.reasoning!.outputIndex, summary_index: 0 };
+  }
+
+  /** closes the open reasoning item; cut by the output cap while reasoning, its part is marked incomplete */
+  private closeReasoning(): string {
+    const reasoning = this.reasoning;
+    if (!reasoning || reasoning.done) return '';
+    reasoning.done = true;
+    const item = reasoningItem(reasoning.id, reasoning.text);
+    this.output[reasoning.outputIndex] = item;
+    const cut = reasoning.outputIndex === this.output.length - 1 && statusOf(this.finish) === 'incomplete';
+    const part = { type: 'summary_text', text: reasoning.text };
+    return (
+      this.event('response.reasoning_summary_text.done', { ...this.reasoningAt(), text: reasoning.text }) +
+      this.event('response.reasoning_summary_part.done', { ...this.reasoningAt(), part, ...(cut && { status: 'incomplete' }) }) +
+      this.event('response.output_item.done', { output_index: reasoning.outputIndex, item })
+    );
   }
 
   private openMessage(): string {

@@ -1,14 +1,19 @@
 import type { IrCompletion } from '../../core/ir/chat.ts';
-import { answerIds, functionCallItem, messageItem, outputTextPart, prefixed, responseObject, statusOf, type RequestEcho } from './response-object.ts';
+import { answerIds, functionCallItem, messageItem, outputTextPart, prefixed, reasoningItem, responseObject, statusOf, type RequestEcho } from './response-object.ts';
 
-/** IR completion → the `response` object: the first choice's text as a message item, then its function calls; named `responseId` (else after the vendor's id). */
-export function encodeResponse(completion: IrCompletion, echo: RequestEcho, onFinal?: (response: Record<string, unknown>) => void, responseId?: string): string {
+/**
+ * IR completion → the `response` object: the first choice's reasoning text as a reasoning item
+ * (when `withReasoning`: the client asked for a summary), its text as a message item, then its
+ * function calls; named `responseId` (else after the vendor's id).
+ */
+export function encodeResponse(completion: IrCompletion, echo: RequestEcho, onFinal?: (response: Record<string, unknown>) => void, responseId?: string, withReasoning = false): string {
   const ids = answerIds(responseId ?? completion.id);
   const choice = completion.choices[0];
   const finish = choice?.finish_reason ?? null;
   const status = statusOf(finish);
   const output: Record<string, unknown>[] = [];
   const message = choice?.message;
+  if (withReasoning && message?.reasoning) output.push(reasoningItem(ids.reasoning, message.reasoning));
   const content = [];
   if (message?.content) content.push(outputTextPart(message.content));
   const refusal = message?.refusal;

@@ -78,9 +78,10 @@ export function prefixed(prefix: string, id: string): string {
  * prefixes, so an `item_reference` to the message (which clients send for a stored answer)
  * names the response that holds it (see `responseOfItem`).
  */
-export function answerIds(vendorId: string): { response: string; message: string } {
+export function answerIds(vendorId: string): { response: string; message: string; reasoning: string } {
   const response = prefixed('resp_', vendorId);
-  return { response, message: `msg_${response.slice('resp_'.length)}` };
+  const base = response.slice('resp_'.length);
+  return { response, message: `msg_${base}`, reasoning: `rs_${base}` };
 }
 
 /** The response a message item id of this gateway belongs to (a later message item has an `_n` suffix). */
@@ -97,6 +98,11 @@ export function outputTextPart(text: string): Json {
 
 export function messageItem(id: string, status: ResponseStatus, content: Json[]): Json {
   return { id, type: 'message', status, content, role: 'assistant' };
+}
+
+/** The model's reasoning text as the item's one summary part (no `status`, as OpenAI writes reasoning items). */
+export function reasoningItem(id: string, text: string | null): Json {
+  return { id, type: 'reasoning', summary: text === null ? [] : [{ type: 'summary_text', text }] };
 }
 
 export function functionCallItem(id: string, callId: string, name: string, args: string, status: ResponseStatus): Json {

@@ -67,7 +67,7 @@ export const responsesSchema = {
     max_output_tokens: { type: ['integer', 'null'], minimum: 1, maximum: MAX_TOKENS_BOUND },
     temperature: { type: ['number', 'null'], minimum: 0, maximum: 2 },
     top_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },
-    reasoning: { type: ['object', 'null'], properties: { effort: { type: ['string', 'null'] }, summary: { type: ['string', 'null'] } } },
+    reasoning: { type: ['object', 'null'], properties: { effort: { type: ['string', 'null'] }, summary: { type: ['string', 'null'], enum: ['auto', 'concise', 'detailed', 'none', null] } } },
     metadata: { type: ['object', 'null'], maxProperties: 16, additionalProperties: { type: 'string', maxLength: 512 } },
     user: { type: 'string' },
     safety_identifier: { type: 'string' },
