@@ -9,6 +9,8 @@ import type { GenerateRequest } from './request.ts';
 import { signCall, signsCalls } from './signature.ts';
 
 export interface CandidateReply {
+  /** the thought summary shown before the answer (`includeThoughts`); billed within `thoughtsTokenCount` */
+  thought: string | undefined;
   /** text pieces or function calls (never both) */
   text: string | undefined;
   /** drawn images after the text (`responseModalities` with IMAGE), base64 */
@@ -43,6 +45,15 @@ export function buildReply(request: GenerateRequest, plan: ScenarioPlan, streamC
 
 function candidate(request: GenerateRequest, plan: ScenarioPlan, streamChunks: number, index: number): CandidateReply {
   const label = index === 0 ? '' : ` #${index + 1}`;
+  return { thought: request.includeThoughts ? thoughtOf(request, label) : undefined, ...answer(request, plan, streamChunks, index, label) };
+}
+
+/** Deterministic, like the rest of the answer: the same request always shows the same thoughts. */
+function thoughtOf(request: GenerateRequest, label: string): string {
+  return `Thinking${label} about: ${snippet(request.lastUserText, 40) || '(nothing)'}. Answering plainly.`;
+}
+
+function answer(request: GenerateRequest, plan: ScenarioPlan, streamChunks: number, index: number, label: string): Omit<CandidateReply, 'thought'> {
   if (plan.replyText === undefined && !request.answersTools) {
     const chosen = chooseToolCalls(request.tools, request.toolChoice, request.lastUserText, true, `${request.lastUserText}|${index}`);
     if (chosen.length > 0) {

@@ -16,6 +16,8 @@ export interface GenerateRequest {
   tools: FunctionTool[];
   toolChoice: ToolChoice;
   thinking: boolean;
+  /** `thinkingConfig.includeThoughts`: the answer shows a thought summary (a `thought: true` text part) */
+  includeThoughts: boolean;
   lastUserText: string;
   answersTools: boolean;
   promptTokens: number;
@@ -86,6 +88,7 @@ export function readGenerateRequest(body: unknown, model: string): GenerateReque
     tools,
     toolChoice: readToolChoice(body.toolConfig, tools),
     thinking: isRecord(generation.thinkingConfig),
+    includeThoughts: isRecord(generation.thinkingConfig) && generation.thinkingConfig.includeThoughts === true,
     lastUserText,
     answersTools,
     promptTokens,

@@ -1,7 +1,8 @@
 // Replies as the vendor sends them: one GenerateContentResponse (JSON) or, with `?alt=sse`,
 // a stream of them as `data:` events with the new parts only, `finishReason` and the full usage
 // on each candidate's last event, and no terminator (protocols.md §5.2, §5.3). Drawn images are
-// `inlineData` parts after the text.
+// `inlineData` parts after the text; a thought summary (`includeThoughts`) is `thought: true`
+// text before everything else.
 import type { ServerResponse } from 'node:http';
 import { delay, startEventStream } from '../_kit/http.ts';
 import { splitIntoChunks } from '../_kit/text.ts';
@@ -18,9 +19,20 @@ function imageParts(candidate: CandidateReply): Record<string, unknown>[] {
   return candidate.images.map((inlineData) => ({ inlineData }));
 }
 
-function parts(candidate: CandidateReply): Record<string, unknown>[] {
+/** The thought summary streams in this many pieces at most, like Anthropic's thinking. */
+const THOUGHT_PIECES = 3;
+
+function thoughtParts(candidate: CandidateReply): Record<string, unknown>[] {
+  return candidate.thought === undefined ? [] : [{ text: candidate.thought, thought: true }];
+}
+
+function answerParts(candidate: CandidateReply): Record<string, unknown>[] {
   if (candidate.text !== undefined) return [{ text: candidate.text }, ...imageParts(candidate)];
   return candidate.calls.map(({ thoughtSignature, ...call }) => ({ functionCall: call, ...(thoughtSignature && { thoughtSignature }) }));
+}
+
+function parts(candidate: CandidateReply): Record<string, unknown>[] {
+  return [...thoughtParts(candidate), ...answerParts(candidate)];
 }
 
 export function responseBody(reply: Reply, meta: Meta): Record<string, unknown> {
@@ -31,11 +43,15 @@ export function responseBody(reply: Reply, meta: Meta): Record<string, unknown> 
   };
 }
 
-/** The stream's events: text split into pieces, calls and images whole (an image in an event of its own, after the text); candidates interleaved. */
+/**
+ * The stream's events: thoughts and text split into pieces, calls and images whole (an image in an
+ * event of its own, after the text); candidates interleaved.
+ */
 export function streamBodies(reply: Reply, meta: Meta, streamChunks: number): Array<{ body: Record<string, unknown>; content: boolean }> {
-  const pieces = reply.candidates.map((c) =>
-    c.text === undefined ? [parts(c)] : [...splitIntoChunks(c.text, streamChunks).map((text) => [{ text }]), ...imageParts(c).map((part) => [part])],
-  );
+  const pieces = reply.candidates.map((c) => [
+    ...splitIntoChunks(c.thought ?? '', THOUGHT_PIECES).map((text) => [{ text, thought: true }]),
+    ...(c.text === undefined ? [answerParts(c)] : [...splitIntoChunks(c.text, streamChunks).map((text) => [{ text }]), ...imageParts(c).map((part) => [part])]),
+  ]);
   const longest = Math.max(...pieces.map((p) => Math.max(p.length, 1)));
   const out: Array<{ body: Record<string, unknown>; content: boolean }> = [];
   const running = { promptTokenCount: reply.usage.promptTokenCount!, totalTokenCount: reply.usage.promptTokenCount! };
