@@ -4,14 +4,17 @@ import { chatDirectiveText, lastUserText, readChatRequest, type ChatRequest } fr
 import { newResponseId, SYSTEM_FINGERPRINT, type EndpointReply, type PostEndpoint, type ReplyContext } from './endpoint.ts';
 import { hashString } from '../_kit/http.ts';
 import { makePng } from '../_kit/media/png.ts';
+import { reasoningFor, thinksAloud } from './reasoning.ts';
 import type { ScenarioPlan } from './scenarios.ts';
 import type { StreamEvent } from './stream.ts';
 import { capOf, countTokens, finishText, snippet, splitBySize, splitIntoChunks, textOfTokens, withFiller } from './text.ts';
 import { chooseToolCalls, type SimulatedToolCall } from './tool-calls.ts';
 
-type ChoiceOutput =
+/** `reasoning`: what a DeepSeek-like model thinks aloud first (`reasoning_content`), counted in `tokens` */
+type ChoiceOutput = (
   | { kind: 'text'; text: string; finishReason: 'stop' | 'length'; tokens: number; images?: string[] }
-  | { kind: 'tools'; calls: SimulatedToolCall[]; tokens: number };
+  | { kind: 'tools'; calls: SimulatedToolCall[]; tokens: number }
+) & { reasoning?: { text: string; tokens: number } };
 
 export interface ChatUsage {
   prompt_tokens: number;
@@ -39,7 +42,8 @@ export const chatCompletionsEndpoint: PostEndpoint = {
     if ('status' in request) return { kind: 'error', error: request };
     const choices = Array.from({ length: request.n }, (_, index) => generateChoice(request, index, context));
     const completionTokens = choices.reduce((sum, choice) => sum + choice.tokens, 0);
-    const usage = chatUsage(request.promptTokens, completionTokens, context.plan, request.audioOutput);
+    const reasoningTokens = choices.reduce((sum, choice) => sum + (choice.reasoning?.tokens ?? 0), 0);
+    const usage = chatUsage(request.promptTokens, completionTokens, context.plan, request.audioOutput, reasoningTokens);
     const meta = {
       id: newResponseId('chatcmpl-'),
       created: context.created,
@@ -61,6 +65,14 @@ interface ResponseMeta {
 function generateChoice(request: ChatRequest, index: number, context: ReplyContext): ChoiceOutput {
   const label = index === 0 ? '' : ` #${index + 1}`;
   const userText = lastUserText(request.messages);
+  if (!thinksAloud(request.model)) return answerChoice(request, index, context, label, userText, 0);
+  // the reasoning counts against the output cap, as DeepSeek's max_tokens does
+  const reasoning = reasoningFor(userText, label);
+  const answer = answerChoice(request, index, context, label, userText, reasoning.tokens);
+  return { ...answer, tokens: answer.tokens + reasoning.tokens, reasoning };
+}
+
+function answerChoice(request: ChatRequest, index: number, context: ReplyContext, label: string, userText: string, spent: number): ChoiceOutput {
   const last = request.messages.at(-1);
   let text: string;
   if (context.plan.replyText !== undefined) {
@@ -77,7 +89,8 @@ function generateChoice(request: ChatRequest, index: number, context: ReplyConte
     const opening = `Echo${label}: ${snippet(userText, 60) || '(empty)'} |`;
     text = context.plan.longAnswerTokens === undefined ? withFiller(opening, context.streamChunks) : textOfTokens(opening, context.plan.longAnswerTokens);
   }
-  const finished = finishText(text, request.stop, capOf(context.plan, request.maxTokens));
+  const cap = capOf(context.plan, request.maxTokens);
+  const finished = finishText(text, request.stop, cap === undefined ? undefined : Math.max(0, cap - spent));
   if (request.imageOutput) {
     const image = `data:image/png;base64,${makePng(64, 64, hashString(`${userText}#${index}`)).toString('base64')}`;
     return { kind: 'text', text: finished.text, finishReason: finished.finishReason, tokens: finished.tokens + IMAGE_OUTPUT_TOKENS, images: [image] };
@@ -85,7 +98,7 @@ function generateChoice(request: ChatRequest, index: number, context: ReplyConte
   return { kind: 'text', text: finished.text, finishReason: finished.finishReason, tokens: finished.tokens };
 }
 
-function chatUsage(promptTokens: number, completionTokens: number, plan: ScenarioPlan, audioOutput = false): ChatUsage | undefined {
+function chatUsage(promptTokens: number, completionTokens: number, plan: ScenarioPlan, audioOutput = false, reasoningTokens = 0): ChatUsage | undefined {
   if (plan.omitUsage) return undefined;
   const prompt = plan.usage?.promptTokens ?? promptTokens;
   const completion = plan.usage?.completionTokens ?? completionTokens;
@@ -94,7 +107,7 @@ function chatUsage(promptTokens: number, completionTokens: number, plan: Scenari
     completion_tokens: completion,
     total_tokens: prompt + completion,
     prompt_tokens_details: { cached_tokens: plan.usage?.cachedTokens ?? 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: audioOutput ? completion : 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: reasoningTokens, audio_tokens: audioOutput ? completion : 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
 }
 
@@ -106,8 +119,8 @@ function completionBody(meta: ResponseMeta, choices: readonly ChoiceOutput[], us
     model: meta.model,
     choices: choices.map((choice, index) => ({
       index,
-      message:
-        choice.kind === 'text'
+      message: {
+        ...(choice.kind === 'text'
           ? { role: 'assistant', content: choice.text, refusal: null, annotations: [], ...(choice.images && { images: choice.images.map(imagePart) }) }
           : {
               role: 'assistant',
@@ -115,7 +128,9 @@ function completionBody(meta: ResponseMeta, choices: readonly ChoiceOutput[], us
               refusal: null,
               annotations: [],
               tool_calls: choice.calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
-            },
+            }),
+        ...(choice.reasoning && { reasoning_content: choice.reasoning.text }),
+      },
       logprobs: null,
       finish_reason: choice.kind === 'text' ? choice.finishReason : 'tool_calls',
     })),
@@ -166,8 +181,13 @@ function streamEvents(
   return events;
 }
 
-/** The `delta` objects after the role chunk: text pieces, or tool-call fragments (id/name first). */
+/** The `delta` objects after the role chunk: reasoning pieces, then text pieces or tool-call fragments (id/name first). */
 function contentDeltas(choice: ChoiceOutput, streamChunks: number): unknown[] {
+  const reasoning = splitIntoChunks(choice.reasoning?.text ?? '', streamChunks).map((reasoning_content) => ({ reasoning_content }));
+  return [...reasoning, ...answerDeltas(choice, streamChunks)];
+}
+
+function answerDeltas(choice: ChoiceOutput, streamChunks: number): unknown[] {
   if (choice.kind === 'text') {
     const text = splitIntoChunks(choice.text, streamChunks).map((content) => ({ content }));
     return choice.images ? [...text, { images: choice.images.map(imagePart) }] : text;
