@@ -163,6 +163,21 @@ for (const family of FAMILIES) {
   });
 }
 
+describe('Responses reasoning: a summary value the API does not know', () => {
+  test('400 in the OpenAI envelope naming reasoning.summary, nothing sent upstream, nothing charged', async () => {
+    const c = await tg.customer(CREDIT);
+    const gemini = upstreams.get('gemini')!;
+    gemini.reset();
+    const error = await sdk(c)
+      .responses.create({ model: CHAT_MODEL.gemini, input: 'x', reasoning: { summary: 'verbose' as 'auto' } })
+      .then(() => undefined, (err: unknown) => err);
+    assert.ok(error instanceof OpenAI.BadRequestError, String(error));
+    assert.equal((error.error as { param: string }).param, 'reasoning.summary');
+    assert.equal(gemini.requests.length, 0);
+    await tg.assertBillingInvariants(c.accountId);
+  });
+});
+
 describe('Vercel AI SDK reads the reasoning (Gemini, Anthropic)', () => {
   const options = { openai: { reasoningEffort: 'high', reasoningSummary: 'auto', forceReasoning: true } };
 
