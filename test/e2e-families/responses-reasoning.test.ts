@@ -131,6 +131,10 @@ for (const family of FAMILIES) {
       assert.equal(completed.usage!.output_tokens, expected.output);
       assert.equal(completed.usage!.output_tokens_details.reasoning_tokens, expected.reasoning);
       await assertChargedExactly(tg, c.accountId, START, model, usageOf(completed.usage!), '/v1/responses');
+      // the SDK's own accumulator (which checks each item's identity against response.completed) agrees
+      const final = await sdk(c).responses.stream({ model, input: prompt, reasoning: { effort: 'high', summary: 'auto' } }).finalResponse();
+      assert.deepEqual((final.output[0] as OpenAI.Responses.ResponseReasoningItem).summary, [{ type: 'summary_text', text: thought }]);
+      await tg.assertBillingInvariants(c.accountId);
     });
 
     test('no summary asked: no reasoning item (the thinking still billed as output)', async () => {
