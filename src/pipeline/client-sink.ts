@@ -15,6 +15,8 @@ const SSE_HEADERS = {
 export class StreamSink {
   private readonly res: ServerResponse;
   private lastWrite = 0;
+  /** an SSE comment; whitespace in a stream that is not SSE (a JSON array allows it between its elements) */
+  private keepAliveText = ': keep-alive\n\n';
   committed = false;
   /** links in the KeepAliveTicker's list of open streams (undefined while not in it) */
   prevOpen: StreamSink | undefined = undefined;
@@ -28,8 +30,10 @@ export class StreamSink {
     return this.res.destroyed || this.res.writableEnded;
   }
 
-  commit(headers: Record<string, string>): void {
-    this.res.writeHead(200, { ...SSE_HEADERS, ...headers });
+  /** `contentType`: the stream is not SSE (Google's JSON array) */
+  commit(headers: Record<string, string>, contentType?: string): void {
+    if (contentType) this.keepAliveText = '\n';
+    this.res.writeHead(200, contentType ? { ...SSE_HEADERS, ...headers, 'content-type': contentType } : { ...SSE_HEADERS, ...headers });
     this.committed = true;
     this.lastWrite = Date.now();
   }
@@ -54,7 +58,7 @@ export class StreamSink {
   keepAlive(now: number, idleMs: number): void {
     if (this.committed && !this.gone && now - this.lastWrite >= idleMs) {
       this.lastWrite = now;
-      this.res.write(': keep-alive\n\n');
+      this.res.write(this.keepAliveText);
     }
   }
 }

@@ -19,10 +19,17 @@ export class IrStreamRelay implements StreamRelay {
   private readonly encoder: ChatStreamEncoder;
   private readonly delivered: string[] = [];
   private ended: { complete: boolean; usage: IrUsage | null } | undefined;
+  /** the decoder's running usage, read only by an encoder that writes it in every chunk */
+  private readonly usageSoFar: () => IrUsage | null;
 
   constructor(decoder: IrStreamDecoder, encoder: ChatStreamEncoder) {
     this.decoder = decoder;
     this.encoder = encoder;
+    this.usageSoFar = decoder.usageSoFar ? () => decoder.usageSoFar!() : () => null;
+  }
+
+  get contentType(): string | undefined {
+    return this.encoder.contentType;
   }
 
   get failed(): GatewayError | undefined {
@@ -35,7 +42,7 @@ export class IrStreamRelay implements StreamRelay {
     let out = '';
     for (const frame of frames) {
       this.collect(frame);
-      out += this.encoder.frame(frame);
+      out += this.encoder.frame(frame, this.usageSoFar);
     }
     return out;
   }

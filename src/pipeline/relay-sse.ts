@@ -21,7 +21,7 @@ export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result
   let decoder: SseDecoder | undefined;
   const commit = () => {
     reply.hijack();
-    sink.commit(ctx.responseHeaders);
+    sink.commit(ctx.responseHeaders, relay.contentType);
     keepAlive.add(sink);
   };
   const finish = (text: string) => {

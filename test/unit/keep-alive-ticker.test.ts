@@ -48,3 +48,18 @@ test('the keep-alive ticker writes a comment to every open stream left idle, and
     mock.timers.reset();
   }
 });
+
+test('a stream that is not SSE (Google’s JSON array) is committed with its own Content-Type and kept alive with whitespace, which JSON allows between elements', () => {
+  const heads: Array<Record<string, string>> = [];
+  const written: string[] = [];
+  const res = { destroyed: false, writableEnded: false, writeHead: (_: number, headers: Record<string, string>) => heads.push(headers), write: (text: string) => written.push(text) > 0 };
+  const sink = new StreamSink(res as unknown as ServerResponse);
+  sink.commit({ 'x-request-id': 'r' }, 'application/json; charset=utf-8');
+  assert.equal(heads[0]!['content-type'], 'application/json; charset=utf-8');
+  assert.equal(heads[0]!['x-request-id'], 'r');
+  sink.write('[{"a":1}');
+  sink.keepAlive(Date.now() + 60_000, 1000);
+  sink.write(',\r\n{"a":2}]');
+  assert.deepEqual(JSON.parse(written.join('')), [{ a: 1 }, { a: 2 }]);
+  assert.equal(written[1], '\n');
+});

@@ -107,6 +107,8 @@ export interface StreamRelay {
   deliveredOutputTokens(): number;
   /** an upstream error arrived inside the stream: stop relaying */
   readonly failed: GatewayError | undefined;
+  /** the stream's Content-Type when it is not `text/event-stream` (it then keeps alive with whitespace, not SSE comments) */
+  readonly contentType?: string;
 }
 
 /** The client's text for a run of events; stops at an in-band failure (nothing after it is relayed). */
@@ -175,6 +177,8 @@ export interface IrStreamDecoder {
   onEvent(event: SseEvent): IrStreamFrame[];
   /** the upstream closed: whether the stream ended properly, and the last cumulative usage */
   end(): { complete: boolean; usage: IrUsage | null };
+  /** the cumulative usage the vendor reported so far (null: none yet), read while the stream goes on */
+  usageSoFar?(): IrUsage | null;
   /** an error the upstream sent inside the stream */
   readonly failed: GatewayError | undefined;
 }

@@ -19,10 +19,15 @@ export interface ChatOutput {
 }
 
 export interface ChatStreamEncoder {
-  /** one frame of IR parts → client text ('' = nothing to write yet) */
-  frame(parts: IrStreamFrame): string;
+  /**
+   * one frame of IR parts → client text ('' = nothing to write yet); `usage` reads the running
+   * usage the vendor reported so far (null: none yet), for a wire that repeats it in every chunk
+   */
+  frame(parts: IrStreamFrame, usage?: () => IrUsage | null): string;
   /** the upstream ended the stream properly: closing events (usage, terminator) */
   end(usage: IrUsage | null): string;
   /** an in-band error in the dialect, written before closing a failed stream */
   error(error: GatewayError): string;
+  /** the stream's Content-Type when it is not `text/event-stream` (Google's JSON-array stream) */
+  readonly contentType?: string;
 }

@@ -212,6 +212,8 @@ function generation(config: Json, ir: IrChatRequest, warnings: string[]): void {
   const thinking = asObject(config.thinkingConfig, 'generationConfig.thinkingConfig');
   const effort = thinking && effortOf(thinking);
   if (effort) ir.reasoning_effort = effort;
+  // the client wants the thoughts shown (thought parts), whichever family answers
+  if (thinking?.includeThoughts === true) ir.include_reasoning = true;
 }
 
 /** A thinking level as the effort; a budget by its size (0 off, -1 the model's own choice). */

@@ -51,7 +51,8 @@ export function decodeGenerate(body: Body, model: string, stream: boolean, alt: 
     model,
     call,
     stream,
-    output: googleOutput(form),
+    // thought parts only when asked for, as Gemini shows them (a family may reason without being asked to show it)
+    output: googleOutput(form, converted?.ir.include_reasoning === true),
     estimate: new PromptEstimate(body, countGeminiTokens, maxOutput * n, bodyBytes),
   };
   if (clientCap === undefined && modelMax !== undefined && modelMax > maxOutput) {

@@ -12,26 +12,36 @@ export type GoogleStreamForm = 'sse' | 'array';
 
 /**
  * IR parts → `streamGenerateContent` chunks, each a whole `GenerateContentResponse`: a frame's
- * text and images as one chunk per choice; function calls, which Google sends whole, gathered
- * and written with the finish reasons and `usageMetadata` in the last chunk once the upstream
- * ended properly.
+ * text and images as one chunk per choice (with `thoughts`, its reasoning text as `thought: true`
+ * parts, as Gemini shows them when asked); function calls, which Google sends whole, gathered
+ * and written with the finish reasons and the final `usageMetadata` in the last chunk once the
+ * upstream ended properly. Every chunk before it carries the usage the vendor reported so far,
+ * as Gemini's running totals do, when the vendor reported any (an OpenAI-family stream: only at its end).
  */
 export class GoogleStreamEncoder implements ChatStreamEncoder {
   private readonly form: GoogleStreamForm;
+  private readonly thoughts: boolean;
   private meta = { responseId: 'gen-gateway', modelVersion: '' };
   private written = false;
   private readonly choices = new Map<number, { finish: FinishReason | null; raw: string | null; calls: Map<number, { id: string; name: string; args: string }> }>();
 
-  constructor(form: GoogleStreamForm) {
+  constructor(form: GoogleStreamForm, thoughts = false) {
     this.form = form;
+    this.thoughts = thoughts;
   }
 
-  frame(parts: IrStreamFrame): string {
+  /** the JSON array is sent as Google sends it, as JSON; events keep the stream's default */
+  get contentType(): string | undefined {
+    return this.form === 'array' ? 'application/json; charset=utf-8' : undefined;
+  }
+
+  frame(parts: IrStreamFrame, usage?: () => IrUsage | null): string {
     const pieces = new Map<number, Json[]>();
     const add = (choice: number, part: Json) => {
       const list = pieces.get(choice) ?? [];
       const last = list.at(-1);
-      if (typeof part.text === 'string' && typeof last?.text === 'string') last.text += part.text;
+      // a thought and the answer's text are separate parts, however they follow each other
+      if (typeof part.text === 'string' && typeof last?.text === 'string' && part.thought === last.thought) last.text += part.text;
       else list.push(part);
       pieces.set(choice, list);
     };
@@ -51,6 +61,7 @@ export class GoogleStreamEncoder implements ChatStreamEncoder {
           add(part.choice, imagePart(part.image));
           break;
         case 'reasoning-delta':
+          if (this.thoughts && part.text !== '') add(part.choice, { text: part.text, thought: true });
           break;
         case 'tool-call-start': {
           const calls = this.choice(part.choice).calls;
@@ -81,7 +92,8 @@ export class GoogleStreamEncoder implements ChatStreamEncoder {
     }
     if (pieces.size === 0) return '';
     const candidates = [...pieces].map(([index, list]) => ({ content: { role: 'model', parts: list }, index }));
-    return this.chunk({ candidates, ...this.meta });
+    const running = usage?.();
+    return this.chunk({ candidates, ...(running && { usageMetadata: usageMetadata(running) }), ...this.meta });
   }
 
   end(usage: IrUsage | null): string {

@@ -36,10 +36,14 @@ export function imagePart(image: IrOutputImage): Json {
   return match ? { inlineData: { mimeType: match[1], data: match[2] } } : { fileData: { fileUri: image.image_url.url } };
 }
 
-/** IR completion → `GenerateContentResponse`: each choice a candidate. */
-export function encodeGenerateContent(completion: IrCompletion): string {
+/**
+ * IR completion → `GenerateContentResponse`: each choice a candidate. With `thoughts` (the request
+ * set `includeThoughts`) the model's reasoning text leads as a `thought: true` part, as Gemini shows it.
+ */
+export function encodeGenerateContent(completion: IrCompletion, thoughts = false): string {
   const candidates = completion.choices.map((choice) => {
     const parts: Json[] = [];
+    if (thoughts && choice.message.reasoning) parts.push({ text: choice.message.reasoning, thought: true });
     const text = choice.message.content ?? choice.message.refusal;
     if (text) parts.push({ text });
     for (const image of choice.message.images ?? []) parts.push(imagePart(image));

@@ -84,6 +84,11 @@ export class AnthropicStreamDecoder implements IrStreamDecoder {
     return { complete: this.done, usage: usageToIr(this.usage) };
   }
 
+  /** from message_start on: the prompt's tokens, and the output as the message_deltas counted it */
+  usageSoFar(): IrUsage | null {
+    return usageToIr(this.usage);
+  }
+
   private blockStart(index: number, block: JsonObject): IrStreamFrame[] {
     switch (block.type) {
       case 'text': {

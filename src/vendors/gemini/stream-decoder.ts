@@ -69,6 +69,10 @@ export class GeminiStreamDecoder implements IrStreamDecoder {
     return { complete, usage: this.usage };
   }
 
+  usageSoFar(): IrUsage | null {
+    return this.usage;
+  }
+
   private candidate(candidate: JsonObject, position: number, out: IrStreamPart[][]): void {
     const choice = asNumber(candidate.index) ?? position;
     let state = this.candidates.get(choice);

@@ -55,6 +55,11 @@ export class OpenAIStreamDecoder implements IrStreamDecoder {
   end(): { complete: boolean; usage: IrUsage | null } {
     return { complete: this.done, usage: this.usage };
   }
+
+  /** usually none before the last chunk (`stream_options.include_usage`); some servers report it on every chunk */
+  usageSoFar(): IrUsage | null {
+    return this.usage;
+  }
 }
 
 /** One chunk choice → its parts, in the order its delta's fields are written back. */
