@@ -45,8 +45,9 @@ describe('messages request → IR', () => {
       tools: [{ type: 'function', function: { name: 'shot', description: 'screenshot', parameters: { type: 'object' } } }],
       tool_choice: 'required',
       parallel_tool_calls: false,
+      include_reasoning: true,
     });
-    assert.deepEqual(warnings, ['top_k dropped (not supported by this model)', 'thinking dropped (not supported by this model)']);
+    assert.deepEqual(warnings, ['top_k dropped (not supported by this model)', 'thinking.budget_tokens dropped (not supported by this model)']);
   });
 
   test('server tools cannot be bridged: 400 naming the tool', () => {

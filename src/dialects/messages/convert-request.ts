@@ -33,10 +33,24 @@ export function convertRequest(body: Json): { ir: IrChatRequest; warnings: strin
   if (format?.type === 'json_schema') ir.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: format.schema as Json } };
 
   if (body.top_k !== undefined) warnings.push('top_k dropped (not supported by this model)');
-  const thinking = (body.thinking as { type?: unknown } | undefined)?.type;
-  if (thinking !== undefined && thinking !== 'disabled') warnings.push('thinking dropped (not supported by this model)');
+  const thinking = body.thinking as { type?: unknown; budget_tokens?: unknown } | undefined;
+  if (showsThinking(body)) ir.include_reasoning = true;
+  // the vendor reasons as it reasons: only whether its reasoning is shown carries over
+  if (thinking?.type === 'enabled' && thinking.budget_tokens !== undefined) warnings.push('thinking.budget_tokens dropped (not supported by this model)');
+  else if (thinking?.type !== undefined && thinking.type !== 'disabled' && !THINKING_ON.has(String(thinking.type))) warnings.push('thinking dropped (not supported by this model)');
   if ((body.output_config as { effort?: unknown } | undefined)?.effort !== undefined) warnings.push('output_config.effort dropped (not supported by this model)');
   return { ir, warnings };
+}
+
+const THINKING_ON = new Set(['enabled', 'adaptive']);
+
+/**
+ * The request turns thinking on and wants it shown (not `display: "omitted"`): the answer then
+ * starts with a thinking block holding the model's reasoning text, when the vendor shows any.
+ */
+export function showsThinking(body: Json): boolean {
+  const thinking = body.thinking as { type?: unknown; display?: unknown } | undefined;
+  return thinking !== undefined && THINKING_ON.has(String(thinking.type)) && thinking.display !== 'omitted';
 }
 
 function blocksOf(content: unknown): Block[] {
@@ -84,7 +98,7 @@ function assistantMessage(blocks: Block[], param: string): IrMessage {
         break;
       case 'thinking':
       case 'redacted_thinking':
-        // the model's own earlier reasoning: meaningless to another vendor
+        // the model's own earlier reasoning (signed by Anthropic, or unsigned from another family through the gateway): meaningless to another vendor
         break;
       default:
         throw invalidRequest(`Assistant blocks of type "${block.type}" are not supported for this model.`, `${param}[${j}].type`);

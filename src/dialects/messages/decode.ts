@@ -2,6 +2,7 @@ import { invalidRequest } from '../../core/errors.ts';
 import type { ChatCall, CountTokensCall, MessagesCall } from '../../core/contracts/vendor-codec.ts';
 import type { Decoded } from '../../core/contracts/dialect.ts';
 import { convertRequest } from './convert-request.ts';
+import { UNSIGNED } from './encode.ts';
 import { PromptEstimate } from '../../core/tokens/prompt-estimate.ts';
 import { countMessagesTokens } from './count-tokens.ts';
 import { paidMessagesFeatures } from './paid-features.ts';
@@ -33,6 +34,7 @@ export function decodeMessages(body: Body, headers: { nativeVersion: string; nat
   }
   // features billed beyond the tokens (server tools, tiers, long context): refused unless priced, else reserved for
   const paid = model && paidMessagesFeatures(body, headers.nativeBeta, model);
+  dropUnsignedThinking(body);
   const stream = body.stream === true;
   const maxTokens = body.max_tokens as number;
   const created = Math.floor(Date.now() / 1000);
@@ -59,6 +61,23 @@ export function decodeMessages(body: Body, headers: { nativeVersion: string; nat
   if (paid) decoded.estimate.paid = paid;
   return decoded;
 }
+
+/**
+ * Thinking blocks the gateway wrote for another family's reasoning carry no signature (encode.ts):
+ * sent back, they would be refused by Anthropic (which checks them) and mean nothing to any other
+ * vendor, so they are left out of the conversation before it goes anywhere.
+ */
+export function dropUnsignedThinking(body: Body): void {
+  const messages = body.messages as Array<{ role?: unknown; content?: unknown }>;
+  for (const [i, message] of messages.entries()) {
+    if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
+    const blocks = message.content as Array<{ type?: unknown; signature?: unknown }>;
+    if (!blocks.some(unsigned)) continue;
+    messages[i] = { ...message, content: blocks.filter((block) => !unsigned(block)) };
+  }
+}
+
+const unsigned = (block: { type?: unknown; signature?: unknown }) => block.type === 'thinking' && block.signature === UNSIGNED;
 
 export function decodeCountTokens(body: Body, headers: { nativeVersion: string; nativeBeta: string | undefined }): CountTokensCall {
   return { body, ...headers };

@@ -2,6 +2,7 @@ import type { GatewayError } from '../../core/errors.ts';
 import type { FinishReason, IrUsage } from '../../core/ir/chat.ts';
 import type { IrStreamFrame } from '../../core/ir/stream.ts';
 import type { ChatStreamEncoder } from '../../core/ir/output.ts';
+import { UNSIGNED } from './encode.ts';
 import { encodeMessagesError } from './encode-error.ts';
 import { messageId, messagesUsage } from './encode-usage.ts';
 import { stopReasonOf } from './map-stop-reason.ts';
@@ -12,29 +13,46 @@ import { stopReasonOf } from './map-stop-reason.ts';
  * text and refusal pieces written as one text_delta); a tool_use block per new tool call
  * (argument fragments as input_json_delta); blocks closed as the next one opens and at the
  * finish; message_delta (stop reason, usage) and message_stop once the upstream ended properly.
- * Only the first choice is encoded (the format has no `n`); images and roles are not written.
+ * With `thinking` (the request turned it on), reasoning pieces go in a thinking block opened
+ * empty, as Anthropic's, written as thinking_deltas and closed by a signature_delta (unsigned:
+ * encode.ts) before its content_block_stop. Only the first choice is encoded (the format has no
+ * `n`); images and roles are not written.
  */
 export class MessagesStreamEncoder implements ChatStreamEncoder {
+  private readonly thinking: boolean;
   private started = false;
   private meta = { id: 'msg_gateway', model: '' };
   private blocks = 0;
-  private open: { kind: 'text' | 'tool'; index: number } | null = null;
+  private open: { kind: BlockKind; index: number } | null = null;
   /** IR tool-call index → block index */
   private readonly toolBlocks = new Map<number, number>();
   private finish: FinishReason | null = null;
   private stopSequence: string | null = null;
 
+  constructor(thinking = false) {
+    this.thinking = thinking;
+  }
+
   frame(parts: IrStreamFrame): string {
     const first = parts[0];
     let out = this.start(first?.type === 'start' ? first : null);
-    /** the frame's text so far, written as one delta before whatever follows it */
+    /** the frame's text (or reasoning) so far, written as one delta before whatever follows it */
     let text = '';
+    let kind: 'text' | 'thinking' = 'text';
     const flush = (): string => {
       if (text === '') return '';
-      let written = this.open?.kind === 'text' ? '' : this.openBlock('text', { type: 'text', text: '' });
-      written += event('content_block_delta', { index: this.open!.index, delta: { type: 'text_delta', text } });
+      let written = this.open?.kind === kind ? '' : this.openBlock(kind, kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '', signature: '' });
+      const delta = kind === 'text' ? { type: 'text_delta', text } : { type: 'thinking_delta', thinking: text };
+      written += event('content_block_delta', { index: this.open!.index, delta });
       text = '';
       return written;
+    };
+    const append = (piece: string, as: 'text' | 'thinking') => {
+      if (as !== kind) {
+        out += flush();
+        kind = as;
+      }
+      text += piece;
     };
     for (const part of parts) {
       if (part.type !== 'start' && part.choice !== 0) continue;
@@ -42,11 +60,13 @@ export class MessagesStreamEncoder implements ChatStreamEncoder {
         case 'start':
         case 'role':
         case 'image':
+          break;
         case 'reasoning-delta':
+          if (this.thinking) append(part.text, 'thinking');
           break;
         case 'text-delta':
         case 'refusal-delta':
-          text += part.text;
+          append(part.text, 'text');
           break;
         case 'tool-call-start':
           out += flush() + this.toolBlock(part.index, part.id ?? '', part.name ?? '');
@@ -98,7 +118,7 @@ export class MessagesStreamEncoder implements ChatStreamEncoder {
     return out;
   }
 
-  private openBlock(kind: 'text' | 'tool', block: Record<string, unknown>): string {
+  private openBlock(kind: BlockKind, block: Record<string, unknown>): string {
     const out = this.closeBlock();
     this.open = { kind, index: this.blocks++ };
     return out + event('content_block_start', { index: this.open.index, content_block: block });
@@ -106,11 +126,14 @@ export class MessagesStreamEncoder implements ChatStreamEncoder {
 
   private closeBlock(): string {
     if (!this.open) return '';
-    const index = this.open.index;
+    const { index, kind } = this.open;
     this.open = null;
-    return event('content_block_stop', { index });
+    const signed = kind === 'thinking' ? event('content_block_delta', { index, delta: { type: 'signature_delta', signature: UNSIGNED } }) : '';
+    return signed + event('content_block_stop', { index });
   }
 }
+
+type BlockKind = 'text' | 'thinking' | 'tool';
 
 function event(type: string, body: Record<string, unknown>): string {
   return `event: ${type}\ndata: ${JSON.stringify({ type, ...body })}\n\n`;

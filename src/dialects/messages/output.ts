@@ -6,6 +6,14 @@ import { MessagesStreamEncoder } from './encode-stream.ts';
 export const messagesOutput: ChatOutput = {
   wire: 'messages',
   contentType: 'application/json',
-  encodeCompletion: encodeMessage,
+  encodeCompletion: (completion) => encodeMessage(completion),
   streamEncoder: () => new MessagesStreamEncoder(),
+};
+
+/** The same, for a request that turned thinking on: the model's reasoning text as a thinking block. */
+export const messagesThinkingOutput: ChatOutput = {
+  wire: 'messages',
+  contentType: 'application/json',
+  encodeCompletion: (completion) => encodeMessage(completion, true),
+  streamEncoder: () => new MessagesStreamEncoder(true),
 };

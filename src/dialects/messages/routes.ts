@@ -3,7 +3,8 @@ import { route } from '../_kit/route.ts';
 import { countMessagesTokens } from './count-tokens.ts';
 import { decodeCountTokens, decodeMessages, nativeHeaders } from './decode.ts';
 import { messagesErrorDialect } from './encode-error.ts';
-import { messagesOutput } from './output.ts';
+import { showsThinking } from './convert-request.ts';
+import { messagesOutput, messagesThinkingOutput } from './output.ts';
 import { countTokensSchema, messagesSchema } from './schemas.ts';
 
 /**
@@ -20,7 +21,7 @@ export const messagesDialect: Dialect = {
       path: '/v1/messages',
       operation: 'messages',
       model: ({ body }) => body.model,
-      decode: ({ body, headers, bodyBytes }, ctx) => ({ ...decodeMessages(body, nativeHeaders(headers), bodyBytes, ctx.model), output: messagesOutput }),
+      decode: ({ body, headers, bodyBytes }, ctx) => ({ ...decodeMessages(body, nativeHeaders(headers), bodyBytes, ctx.model), output: showsThinking(body) ? messagesThinkingOutput : messagesOutput }),
     }),
     route(countTokensSchema, {
       path: '/v1/messages/count_tokens',
