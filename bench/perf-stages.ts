@@ -20,7 +20,7 @@ const STAGES: Array<[string, string[]]> = [
   ['prompt token count (gpt-tokenizer)', ['gpt-tokenizer']],
   ['logging (pino, sonic-boom, fs write)', ['pino/lib', 'sonic-boom', '@pinojs/redact', 'uv__fs_write', 'uv__fs_work']],
   ['metrics (prom-client)', ['prom-client']],
-  ['write-behind flush (kysely + node:sqlite)', ['kysely', 'sqlite-dialect', 'sqlite3', 'node::sqlite', 'state-sync', 'store/repositories']],
+  ['write-behind flush (kysely + node:sqlite)', ['kysely', 'sqlite-dialect', 'sqlite3', 'node::sqlite', 'state-sync', 'store/repositories', 'store/flush-', 'sqlite-flush-connection']],
   ['body JSON parse + schema validation', ['secure-json-parse', 'ajv', 'content-type-parser.js', 'validation.js']],
   ['decode upstream JSON (usage, model)', ['decodeOpenAIJson']],
   ['stream relay (SSE decode, relay, sink)', ['sse.ts', 'eventsource-parser', 'passthrough-relay', 'client-sink', 'relayStream', 'TextDecoder']],

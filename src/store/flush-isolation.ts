@@ -1,5 +1,15 @@
-import type { DeadLettersRepository } from './repositories/dead-letters.ts';
-import { usageRowOf, type LedgerEntry, type LedgerRepository, type QueuedUsageRow, type WriteBatch } from './repositories/ledger.ts';
+import { usageRowOf, type FlushResult, type LedgerEntry, type QueuedUsageRow, type WriteBatch } from './ledger-rows.ts';
+import type { DeadLetter } from './repositories/dead-letters.ts';
+
+/** What flushIsolating writes through (the ledger's flush and the dead letters' insert, on either thread). */
+export interface FlushTarget {
+  /** one batch in one transaction (see writeBatch) */
+  flush(batch: WriteBatch): Promise<FlushResult>;
+}
+export interface DeadLetterTarget {
+  /** false when the row has a letter already */
+  insert(letter: DeadLetter): Promise<boolean>;
+}
 
 /** What a flush did with its batch; it throws instead when the database is unavailable (the whole batch is retried). */
 export interface FlushOutcome {
@@ -28,7 +38,7 @@ const ROW_JSON_MAX = 64 * 1024;
  * failure are written again harmlessly: journal rows are unique by entry key, usage rows by
  * request id and dead letters by row, all inserted with ON CONFLICT DO NOTHING.
  */
-export async function flushIsolating(ledger: LedgerRepository, deadLetters: DeadLettersRepository, batch: WriteBatch): Promise<FlushOutcome> {
+export async function flushIsolating(ledger: FlushTarget, deadLetters: DeadLetterTarget, batch: WriteBatch): Promise<FlushOutcome> {
   const outcome: FlushOutcome = { written: new Set(), deadLettered: [], sanitised: [], stuck: [] };
   try {
     outcome.written = (await ledger.flush(batch)).written;

@@ -1,16 +1,23 @@
 // Worker thread that writes the write-behind batches of an embedded SQLite database on its own
 // connection. node:sqlite is synchronous: run on the event loop, a flush of a few hundred rows
 // stalls every request for milliseconds; here it runs beside it (WAL lets the main connection
-// keep reading). The SQL is the same repository code as on the main thread.
+// keep reading). The flush is the same code as on the main thread (flush-batch.ts), over
+// statements the main thread compiled (flush-statements.ts): this thread loads no query builder
+// (kysely's 257 modules cost it 13–22 MB) — keep it so: every import here must stay free of one.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { Kysely } from 'kysely';
+import { insertDeadLetter, writeBatch } from './flush-batch.ts';
 import { flushIsolating, type FlushOutcome } from './flush-isolation.ts';
-import { deadLettersRepository } from './repositories/dead-letters.ts';
-import { ledgerRepository, type WriteBatch } from './repositories/ledger.ts';
-import type { Database } from './schema.ts';
-import { nodeSqliteDialect } from './sqlite-dialect.ts';
+import type { FlushStatements } from './flush-sql.ts';
+import type { WriteBatch } from './ledger-rows.ts';
+import { openSqliteFile } from './sqlite-file.ts';
+import { sqliteFlushConnection } from './sqlite-flush-connection.ts';
+
+export interface FlushWorkerData {
+  path: string;
+  statements: FlushStatements;
+}
 
 export interface FlushRequest {
   id: number;
@@ -20,7 +27,7 @@ export interface FlushRequest {
 /** the outcome with its written keys as an array; an error means "retry the whole batch" (see flushIsolating) */
 export type FlushReply = { id: number; outcome: Omit<FlushOutcome, 'written'> & { written: string[] } } | { id: number; error: string };
 
-const { path } = workerData as { path: string };
+const { path, statements } = workerData as FlushWorkerData;
 
 /**
  * On Linux a thread has its own nice value: this one yields to the event loop when both want
@@ -34,13 +41,17 @@ try {
 } catch {
   // not Linux, or not allowed: normal priority
 }
-const db = new Kysely<Database>({ dialect: nodeSqliteDialect(path) });
-const ledger = ledgerRepository(db);
-const deadLetters = deadLettersRepository(db);
+const connection = sqliteFlushConnection(openSqliteFile(path));
+const ledger = { flush: (batch: WriteBatch) => writeBatch(connection, statements, batch) };
+const deadLetters = { insert: (letter: Parameters<typeof insertDeadLetter>[2]) => insertDeadLetter(connection, statements, letter) };
 
+// one flush at a time, in the order sent: a transaction never interleaves with another's statements
+let queue: Promise<unknown> = Promise.resolve();
 parentPort!.on('message', (request: FlushRequest) => {
-  flushIsolating(ledger, deadLetters, request.batch).then(
-    (outcome) => parentPort!.postMessage({ id: request.id, outcome: { ...outcome, written: [...outcome.written] } } satisfies FlushReply),
-    (error: unknown) => parentPort!.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies FlushReply),
+  queue = queue.then(() =>
+    flushIsolating(ledger, deadLetters, request.batch).then(
+      (outcome) => parentPort!.postMessage({ id: request.id, outcome: { ...outcome, written: [...outcome.written] } } satisfies FlushReply),
+      (error: unknown) => parentPort!.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies FlushReply),
+    ),
   );
 });

@@ -1,11 +1,16 @@
+import { getCompileCacheDir } from 'node:module';
+import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import type { Kysely } from 'kysely';
 import type { Store } from './database.ts';
 import { flushIsolating, type FlushOutcome } from './flush-isolation.ts';
-import type { FlushReply, FlushRequest } from './flush-worker.ts';
+import type { FlushStatements } from './flush-sql.ts';
+import { compileFlushStatements } from './flush-statements.ts';
+import type { FlushReply, FlushRequest, FlushWorkerData } from './flush-worker.ts';
+import type { WriteBatch } from './ledger-rows.ts';
 import { deadLettersRepository } from './repositories/dead-letters.ts';
-import { ledgerRepository, type WriteBatch } from './repositories/ledger.ts';
+import { ledgerRepository } from './repositories/ledger.ts';
 import type { Database } from './schema.ts';
-import type { Kysely } from 'kysely';
 
 /**
  * Writes one write-behind batch: in one transaction, or, when rows of it are refused, around
@@ -25,7 +30,7 @@ export interface Flusher {
  */
 export function createFlusher(store: Store): Flusher {
   const path = store.sqlitePath;
-  if (store.dialect === 'sqlite' && path && path !== ':memory:') return new WorkerFlusher(path);
+  if (store.dialect === 'sqlite' && path && path !== ':memory:') return new WorkerFlusher(path, store.db);
   return inPlaceFlusher(store.db);
 }
 
@@ -44,6 +49,18 @@ export function inPlaceFlusher(db: Kysely<Database>): Flusher {
 const FLUSH_WORKER_LIMITS = { maxYoungGenerationSizeMb: 4 };
 
 /**
+ * The worker's environment: the main thread's compile cache named in it (src/main.ts turns the
+ * cache on; a worker does not inherit it). Its .ts files then load from the cache, and the type
+ * stripper — ~12 MB of the thread's memory, its WebAssembly heap — is never loaded in it; only the
+ * first start after a change to one of them strips (and fills the cache).
+ */
+function workerEnv(): NodeJS.ProcessEnv | undefined {
+  const dir = getCompileCacheDir();
+  // the cache's own directory is <base>/<node version and flags>: the worker is given the base
+  return dir ? { ...process.env, NODE_COMPILE_CACHE: dirname(dir) } : undefined;
+}
+
+/**
  * A worker that dies (out of memory, a native crash) fails the flushes in flight — the state sync
  * keeps their rows and retries — and the next flush starts a new one, so writes never wait on a
  * dead thread. Journal rows are idempotent by entry key, so a retried batch is applied once.
@@ -55,14 +72,24 @@ class WorkerFlusher implements Flusher {
   private nextId = 1;
   private closed = false;
   private readonly path: string;
+  private readonly db: Kysely<Database>;
+  private statements: Promise<FlushStatements> | undefined;
 
-  constructor(path: string) {
+  constructor(path: string, db: Kysely<Database>) {
     this.path = path;
+    this.db = db;
   }
 
-  flush(batch: WriteBatch): Promise<FlushOutcome> {
-    if (this.closed) return Promise.reject(new Error('the flusher is closed'));
-    const worker = this.worker ?? this.start();
+  async flush(batch: WriteBatch): Promise<FlushOutcome> {
+    if (this.closed) throw new Error('the flusher is closed');
+    // the SQL is compiled here, in the main connection's dialect: the thread runs it without a query builder
+    this.statements ??= compileFlushStatements(this.db).catch((error: unknown) => {
+      this.statements = undefined;
+      throw error;
+    });
+    const statements = await this.statements;
+    if (this.closed) throw new Error('the flusher is closed');
+    const worker = this.worker ?? this.start(statements);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -78,8 +105,10 @@ class WorkerFlusher implements Flusher {
     this.failAll(new Error('the flusher is closed'));
   }
 
-  private start(): Worker {
-    const worker = new Worker(new URL('./flush-worker.ts', import.meta.url), { workerData: { path: this.path }, resourceLimits: FLUSH_WORKER_LIMITS });
+  private start(statements: FlushStatements): Worker {
+    const workerData: FlushWorkerData = { path: this.path, statements };
+    const env = workerEnv();
+    const worker = new Worker(new URL('./flush-worker.ts', import.meta.url), { workerData, resourceLimits: FLUSH_WORKER_LIMITS, ...(env && { env }) });
     worker.unref();
     worker.on('message', (reply: FlushReply) => {
       const waiter = this.pending.get(reply.id);

@@ -1,4 +1,5 @@
 import { CompiledQuery, type Compilable } from 'kysely';
+import type { Template as BoundTemplate } from './flush-sql.ts';
 
 /** A row whose every column is given (undefined would not mean the column's default here). */
 export type CompleteRow<Columns extends string> = Record<Columns, unknown>;
@@ -6,24 +7,7 @@ export type CompleteRow<Columns extends string> = Record<Columns, unknown>;
 /** A row's values in the statement's column order. */
 export type RowValues = readonly unknown[];
 
-const CHUNK = 64;
-
-/**
- * Splits rows into statements of 64 rows, then of powers of two for the rest: at most seven
- * statement shapes per table, so compiled templates and prepared statements are reused from one
- * flush to the next.
- */
-export function statementChunks<T>(items: readonly T[]): T[][] {
-  const out: T[][] = [];
-  let i = 0;
-  for (let size = CHUNK; size >= 1; size >>= 1) {
-    while (items.length - i >= size && (size === CHUNK || items.length - i < size * 2)) {
-      out.push(items.slice(i, i + size));
-      i += size;
-    }
-  }
-  return out;
-}
+export { statementChunks } from './flush-sql.ts';
 
 interface Template {
   sql: string;
@@ -49,6 +33,12 @@ export class RowStatement<Columns extends string, Result = unknown> {
   constructor(columns: readonly Columns[], build: (rows: CompleteRow<Columns>[]) => Compilable<Result>) {
     this.columns = columns;
     this.build = build;
+  }
+
+  /** The statement for `count` rows as data (flush-sql.ts: bound by `bind`, sent to the flush thread). */
+  template(count: number): BoundTemplate {
+    const { sql, slots } = this.templates.get(count) ?? this.prepare(count);
+    return { sql, slots, constants: [], width: this.columns.length };
   }
 
   /** The statement for these rows (values in column order); null or undefined is bound as SQL NULL. */

@@ -1,16 +1,13 @@
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { openSqliteFile, toSqlite } from './sqlite-file.ts';
 
 /**
  * Kysely's SqliteDialect speaks the better-sqlite3 interface; this bridges Node's built-in
  * `node:sqlite` to it, so the embedded database needs no native addon to compile.
  */
 export function nodeSqliteDialect(path: string): SqliteDialect {
-  const database = new DatabaseSync(path);
-  // WAL lets readers run beside the single writer; NORMAL sync is durable at each checkpoint
-  // and loses at most the last transactions on power loss (never corrupts).
-  database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
-  return new SqliteDialect({ database: adapt(database) });
+  return new SqliteDialect({ database: adapt(openSqliteFile(path)) });
 }
 
 /** Prepared statements kept for reuse: the same few statements run on every sync cycle. */
@@ -46,12 +43,4 @@ function adaptStatement(statement: StatementSync): SqliteStatement {
     run: (parameters) => statement.run(...toSqlite(parameters)),
     iterate: (parameters) => statement.iterate(...toSqlite(parameters)),
   };
-}
-
-function toSqlite(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
-  return parameters.map((value) => {
-    if (typeof value === 'boolean') return value ? 1 : 0;
-    if (value === undefined) return null;
-    return value as SQLInputValue;
-  });
 }

@@ -7,7 +7,7 @@ import { rangeParts, rollupSeries, rollupTop, rollupTotals } from '../../src/sto
 import { openStore, type Store } from '../../src/store/database.ts';
 import { backfill } from '../../src/store/migrations/003-console.ts';
 import { ledgerRepository } from '../../src/store/repositories/ledger.ts';
-import { aggregateUsage, DAY_MS, HOUR_MS } from '../../src/store/repositories/usage-rollups.ts';
+import { aggregateUsage, DAY_MS, HOUR_MS } from '../../src/store/usage-aggregate.ts';
 import type { NewUsageRow } from '../../src/store/schema.ts';
 import { bothDatabases } from '../helpers/databases.ts';
 

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from '../console-schema.ts';
-import { DAY_MS, HOUR_MS } from './usage-rollups.ts';
+import { DAY_MS, HOUR_MS } from '../usage-aggregate.ts';
 import type { Database } from '../schema.ts';
 import { dimensionConditions, type UsageFilter } from './usage-filter.ts';
 

@@ -1,0 +1,105 @@
+import { BUDGET_PERIODS, type PeriodSpend } from '../core/budget-period.ts';
+import type { FlushConnection, FlushStatements, Run, Template } from './flush-sql.ts';
+import { statementChunks } from './flush-sql.ts';
+import { ledgerValues, usageRowOf, usageValues, type FlushResult, type WriteBatch } from './ledger-rows.ts';
+import type { DeadLetter } from './repositories/dead-letters.ts';
+import { PeriodDeltas } from './repositories/period-spend.ts';
+import type { NewUsageRow } from './schema.ts';
+import { aggregateUsage, ROLLUP_COLUMNS, ROLLUP_TABLES } from './usage-aggregate.ts';
+
+// The write-behind flush: the same code on the flush thread (an SQLite file) and on the main
+// thread (PostgreSQL, an in-memory SQLite), over statements compiled for the dialect.
+
+/**
+ * Writes one batch in one transaction: journal rows, the account balances and key spend they
+ * change, usage rows and key last-use times, and the usage rollups. Balance = journal sum holds
+ * after every commit. An entry key or request id already written is skipped, never applied twice.
+ */
+export function writeBatch(connection: FlushConnection, statements: FlushStatements, batch: WriteBatch): Promise<FlushResult> {
+  return connection.transaction(async (run) => {
+    const written = new Set<string>();
+    const accountDeltas = new Map<string, number>();
+    const keyDeltas = new Map<string, number>();
+    // charges per period (007-budgets), on accounts and keys, in the same transaction
+    const accountPeriods = new PeriodDeltas();
+    const keyPeriods = new PeriodDeltas();
+    for (const part of statementChunks(batch.entries)) {
+      const inserted = await run<InsertedEntry>(statements.insertLedger[part.length]!, part.map(ledgerValues));
+      for (const row of inserted) {
+        written.add(row.entry_key);
+        accountDeltas.set(row.account_id, (accountDeltas.get(row.account_id) ?? 0) + row.amount_nano);
+        if (row.key_id && row.kind === 'charge') keyDeltas.set(row.key_id, (keyDeltas.get(row.key_id) ?? 0) - row.amount_nano);
+        if (row.kind === 'charge') {
+          accountPeriods.add(row.account_id, Number(row.created_at), -row.amount_nano);
+          if (row.key_id) keyPeriods.add(row.key_id, Number(row.created_at), -row.amount_nano);
+        }
+      }
+    }
+
+    const lastUse = new Map<string, number>();
+    for (const t of batch.touches) lastUse.set(t.keyId, Math.max(lastUse.get(t.keyId) ?? 0, t.lastUsedAt));
+
+    if (accountDeltas.size > 0 || keyDeltas.size > 0) {
+      const seq = Number((await run<{ value: number }>(statements.nextSeq, [[]]))[0]!.value);
+      const now = Date.now();
+      for (const [accountId, delta] of accountDeltas) await update(run, statements.updateAccount, delta, accountPeriods.get(accountId), [seq, now, accountId]);
+      for (const [keyId, delta] of keyDeltas) await update(run, statements.updateKey, delta, keyPeriods.get(keyId), [seq, keyId]);
+    }
+    // last-use times are informational: no seq bump, so they do not make every instance reload the key
+    for (const [keyId, at] of lastUse) await run(statements.touchKey, [[at, keyId]]);
+
+    // a request id is written once: a batch retried after a lost commit acknowledgement adds nothing
+    const freshUsage: NewUsageRow[] = [];
+    for (const part of statementChunks(batch.usage.map(usageRowOf))) {
+      const inserted = await run<{ request_id: string }>(statements.insertUsage[part.length]!, part.map(usageValues));
+      if (inserted.length === part.length) freshUsage.push(...part);
+      else {
+        const written = new Set(inserted.map((row) => row.request_id));
+        for (const row of part) if (written.has(row.request_id)) freshUsage.push(row);
+      }
+    }
+    // the rollups change exactly when the rows they summarise become visible
+    if (freshUsage.length > 0) {
+      for (const [i, [, width]] of ROLLUP_TABLES.entries()) {
+        // a few rows per flush (one per dimension set): read by name
+        const rows = aggregateUsage(freshUsage, width).map((row) => ROLLUP_COLUMNS.map((column) => row[column]));
+        for (const part of statementChunks(rows)) await run(statements.upsertRollups[i]![part.length]!, part);
+      }
+    }
+    return { written };
+  });
+}
+
+interface InsertedEntry {
+  entry_key: string;
+  account_id: string;
+  key_id: string | null;
+  kind: string;
+  amount_nano: number;
+  created_at: number;
+}
+
+/**
+ * Adds `delta` to a balance or key spend with the spend-per-period columns the batch's charges
+ * move: the statement compiled for the kinds charged (see FlushStatements.updateAccount).
+ */
+function update(run: Run, byKinds: readonly Template[], delta: number, spend: PeriodSpend | undefined, tail: unknown[]): Promise<unknown> {
+  const values: unknown[] = [delta];
+  let kinds = 0;
+  if (spend) {
+    BUDGET_PERIODS.forEach((kind, i) => {
+      const { start, nano } = spend[kind];
+      if (start === 0) return;
+      kinds |= 1 << i;
+      values.push(start, nano);
+    });
+  }
+  values.push(...tail);
+  return run(byKinds[kinds]!, [values]);
+}
+
+/** A usage row the database refused, set aside in dead_letters; false when the row has a letter already. */
+export async function insertDeadLetter(connection: FlushConnection, statements: FlushStatements, letter: DeadLetter): Promise<boolean> {
+  const inserted = await connection.run(statements.insertDeadLetter, [[letter.table, letter.rowKey, letter.error, letter.rowJson, Date.now()]]);
+  return inserted.length > 0;
+}

@@ -1,0 +1,76 @@
+import type { LedgerKind, NewUsageRow } from './schema.ts';
+
+// What a write-behind flush writes, as the state sync queues it. No query builder here: the
+// flush thread loads this module (src/store/flush-worker.ts).
+
+export interface LedgerEntry {
+  entryKey: string;
+  accountId: string;
+  keyId: string | null;
+  requestId: string | null;
+  kind: LedgerKind;
+  /** signed: credits positive, charges negative */
+  amountNano: number;
+  note: string | null;
+  createdAt: number;
+}
+
+export interface KeyTouch {
+  keyId: string;
+  lastUsedAt: number;
+}
+
+export interface WriteBatch {
+  entries: LedgerEntry[];
+  usage: QueuedUsageRow[];
+  touches: KeyTouch[];
+}
+
+/**
+ * A usage row as queued: the row, or its values as JSON text (`encodeUsageRow`). Rows bound for
+ * the flush thread are encoded when they are queued, a row per request: a structured clone of a
+ * few hundred row objects at flush time held the event loop (~0.3 ms for 300 of them, against
+ * ~0.05 ms for their 300 strings).
+ */
+export type QueuedUsageRow = NewUsageRow | string;
+
+export interface FlushResult {
+  /** entry keys actually written (duplicates of an earlier entry key are skipped, never applied twice) */
+  written: Set<string>;
+}
+
+// The flush binds rows as values in column order (RowStatement): each list below and the function
+// after it name the same columns in the same order, property by property (no lookup by name).
+export const LEDGER_COLUMNS = ['entry_key', 'account_id', 'key_id', 'request_id', 'kind', 'amount_nano', 'note', 'created_at'] as const;
+
+export function ledgerValues(e: LedgerEntry): unknown[] {
+  return [e.entryKey, e.accountId, e.keyId, e.requestId, e.kind, e.amountNano, e.note, e.createdAt];
+}
+
+export const USAGE_COLUMNS = [
+  'request_id', 'created_at', 'account_id', 'key_id', 'model', 'endpoint', 'provider_id', 'status', 'prompt_tokens',
+  'completion_tokens', 'cached_tokens', 'units', 'cost_nano', 'latency_ms', 'estimated', 'error_type', 'session_id',
+] as const satisfies readonly (keyof NewUsageRow)[];
+
+export function usageValues(row: NewUsageRow): unknown[] {
+  return [
+    row.request_id, row.created_at, row.account_id, row.key_id, row.model, row.endpoint, row.provider_id, row.status, row.prompt_tokens,
+    row.completion_tokens, row.cached_tokens, row.units, row.cost_nano, row.latency_ms, row.estimated, row.error_type, row.session_id,
+  ];
+}
+
+/** The row's values in USAGE_COLUMNS order, as JSON (~0.7 µs a row). */
+export function encodeUsageRow(row: NewUsageRow): string {
+  return JSON.stringify(usageValues(row));
+}
+
+/** A queued usage row as a row object (decoded when it was queued as text). */
+export function usageRowOf(queued: QueuedUsageRow): NewUsageRow {
+  if (typeof queued !== 'string') return queued;
+  const values = JSON.parse(queued) as unknown[];
+  return Object.fromEntries(USAGE_COLUMNS.map((column, i) => [column, values[i]])) as unknown as NewUsageRow;
+}
+
+// a column added to usage_log must be added to USAGE_COLUMNS (this line stops compiling)
+const usageColumnsComplete: Exclude<keyof NewUsageRow, (typeof USAGE_COLUMNS)[number]> extends never ? true : never = true;
+void usageColumnsComplete;
