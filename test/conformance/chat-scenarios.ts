@@ -45,13 +45,14 @@ function assertToolCalls(message: OpenAI.ChatCompletionMessage, names: string[])
 }
 
 /** A streamed completion read raw (usage included): its text, finish reasons and usage. */
-async function streamChat(ctx: ScenarioContext, c: Customer, body: Record<string, unknown>): Promise<{ text: string; finishes: string[]; usage: OpenAI.CompletionUsage }> {
+async function streamChat(ctx: ScenarioContext, c: Customer, body: Record<string, unknown>): Promise<{ text: string; reasoning: string; finishes: string[]; usage: OpenAI.CompletionUsage }> {
   const { status, events } = await postSse(`${ctx.tg.baseURL}/chat/completions`, { authorization: `Bearer ${c.key}` }, { model: ctx.model, stream: true, stream_options: { include_usage: true }, ...body });
   assert.equal(status, 200);
   assert.equal(events.at(-1)!.data, '[DONE]');
   const chunks = events.slice(0, -1).map((e) => JSON.parse(e.data) as ChatCompletionChunk);
   return {
     text: chunks.map((ch) => ch.choices[0]?.delta.content ?? '').join(''),
+    reasoning: chunks.map((ch) => (ch.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? '').join(''),
     finishes: chunks.flatMap((ch) => ch.choices.map((x) => x.finish_reason)).filter((f): f is NonNullable<typeof f> => f !== null),
     usage: chunks.at(-1)!.usage!,
   };
@@ -202,6 +203,11 @@ export const chatScenarios: ScenarioImplementations = {
     assertReasoningSent(ctx);
     assert.deepEqual(streamed.finishes, ['stop']);
     assert.equal(streamed.text, reply.choices[0]!.message.content);
+    // the reasoning text, where the vendor shows it unasked (Anthropic's thinking), in DeepSeek's reasoning_content
+    const reasoning = (reply.choices[0]!.message as { reasoning_content?: string }).reasoning_content;
+    if (ctx.family === 'anthropic') assert.ok(reasoning && reasoning.length > 0, 'thinking text as reasoning_content');
+    else assert.equal(reasoning, undefined);
+    assert.equal(streamed.reasoning, reasoning ?? '');
     assert.equal(streamed.usage.completion_tokens_details?.reasoning_tokens ?? 0, SIM_REASONING_TOKENS[ctx.family], 'reasoning tokens reported');
     await assertChargedExactly(ctx.tg, d.accountId, CREDIT_NANO, ctx.model, usageOf(streamed.usage), ENDPOINT);
   },

@@ -14,7 +14,11 @@ import { OpenAIStreamDecoder } from '../../src/vendors/openai/stream-decoder.ts'
 import { play } from '../helpers/relay-play.ts';
 
 const dir = new URL('../../src/vendors/openai/fixtures/', import.meta.url).pathname;
-const target: TargetInfo = { providerId: 'p', upstreamModel: 'gpt-4o-mini', publicModel: 'gpt-4o-mini' };
+/** the fixture's own model is the one the provider was asked for (a recorded DeepSeek stream names deepseek-reasoner) */
+function targetOf(text: string): TargetInfo {
+  const model = /"model":"([^"]+)"/.exec(text)?.[1] ?? 'gpt-4o-mini';
+  return { providerId: 'p', upstreamModel: model, publicModel: model };
+}
 
 /** What a client reads from a chunk: deltas without nulls, finish reasons, usage. */
 function normalise(text: string): unknown[] {
@@ -42,6 +46,7 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('.sse'))) {
   for (const wantsUsage of [true, false]) {
     test(`${file} (usage ${wantsUsage ? 'asked' : 'not asked'}): pass-through = general path`, () => {
       const bytes = [new Uint8Array(readFileSync(join(dir, file)))];
+      const target = targetOf(Buffer.from(bytes[0]!).toString());
       const call: ChatCall = { body: { model: 'gpt-4o-mini', messages: [] }, stream: true, clientWantsUsage: wantsUsage, maxOutputTokens: 100, created: 0 };
       const fast = play(chatOperationCodec(openaiChat, openaiChatOutput(wantsUsage)).relay!(call, target), bytes);
       const general = play(new IrStreamRelay(new OpenAIStreamDecoder(target, 0), openaiChatOutput(wantsUsage).streamEncoder()), bytes);

@@ -18,6 +18,7 @@ interface ChoiceDelta {
   role?: 'assistant';
   content?: string;
   refusal?: string;
+  reasoning?: string;
   calls: ToolCallDelta[];
   images: IrOutputImage[];
   finish: FinishReason | null;
@@ -27,6 +28,7 @@ interface ChoiceDelta {
  * IR parts → OpenAI `chat.completion.chunk` events (protocols.md §1.6): one `data:` line per
  * frame, its parts gathered by choice into deltas, `"usage": null` on every chunk and one usage
  * chunk with empty `choices` at the end when the client asked for usage, then `data: [DONE]`.
+ * The model's reasoning text, when the vendor showed it, goes in `delta.reasoning_content`.
  */
 export class OpenAIChatStreamEncoder implements ChatStreamEncoder {
   private readonly wantsUsage: boolean;
@@ -81,9 +83,11 @@ export class OpenAIChatStreamEncoder implements ChatStreamEncoder {
         case 'image':
           at(part.choice).images.push(part.image);
           break;
-        case 'reasoning-delta':
-          // the chat wire has no place for it (protocols.md §3: dropped, not a non-standard field)
+        case 'reasoning-delta': {
+          const choice = at(part.choice);
+          choice.reasoning = (choice.reasoning ?? '') + part.text;
           break;
+        }
         case 'finish':
           at(part.choice).finish = part.reason;
           break;
@@ -120,6 +124,8 @@ function deltaOf(c: ChoiceDelta): Record<string, unknown> {
     ...(c.role !== undefined && { role: c.role }),
     ...(c.content !== undefined && { content: c.content }),
     ...(c.refusal !== undefined && { refusal: c.refusal }),
+    // not OpenAI's: the field DeepSeek and vLLM stream the reasoning text in, which clients read
+    ...(c.reasoning !== undefined && { reasoning_content: c.reasoning }),
     ...(c.calls.length > 0 && { tool_calls: c.calls.map(toolCallOf) }),
     ...(c.images.length > 0 && { images: c.images }),
   };

@@ -18,13 +18,15 @@ export function encodeChatCompletion(completion: IrCompletion): string {
 }
 
 function encodeChoice(choice: IrChoice) {
-  const { content, tool_calls: toolCalls, refusal, images } = choice.message;
+  const { content, tool_calls: toolCalls, refusal, images, reasoning } = choice.message;
   return {
     index: choice.index,
     message: {
       role: 'assistant',
       content,
       refusal: refusal ?? null,
+      // not OpenAI's: where DeepSeek and vLLM put the reasoning text, which clients read; omitted when none
+      ...(reasoning !== undefined && reasoning !== '' && { reasoning_content: reasoning }),
       ...(toolCalls && toolCalls.length > 0 && { tool_calls: toolCalls }),
       // images the model drew (`modality: "image"`), OpenRouter's shape; omitted when none
       ...(images && images.length > 0 && { images }),

@@ -135,14 +135,24 @@ export function decodeOpenAIJson(raw: Uint8Array, target: TargetInfo, outputText
   };
 }
 
-interface ChatChoice {
-  message?: { content?: unknown; tool_calls?: Array<{ function?: { name?: string; arguments?: string } }> };
-  delta?: { content?: unknown; tool_calls?: Array<{ function?: { name?: string; arguments?: string } }> };
+interface ChatMessagePart {
+  content?: unknown;
+  refusal?: unknown;
+  reasoning_content?: unknown;
+  reasoning?: unknown;
+  tool_calls?: Array<{ function?: { name?: string; arguments?: string } }>;
 }
 
-function choiceText(part: ChatChoice['message']): string {
+interface ChatChoice {
+  message?: ChatMessagePart;
+  delta?: ChatMessagePart;
+}
+
+/** the output text the model wrote, as the stream decoder reads it: reasoning (the first field present), answer, refusal, tool calls */
+function choiceText(part: ChatMessagePart | undefined): string {
   if (!part) return '';
-  let text = typeof part.content === 'string' ? part.content : '';
+  const reasoning = typeof part.reasoning_content === 'string' ? part.reasoning_content : typeof part.reasoning === 'string' ? part.reasoning : '';
+  let text = reasoning + (typeof part.content === 'string' ? part.content : '') + (typeof part.refusal === 'string' ? part.refusal : '');
   for (const call of part.tool_calls ?? []) text += (call.function?.name ?? '') + (call.function?.arguments ?? '');
   return text;
 }
