@@ -67,7 +67,9 @@ function withDialectWarnings(call: ChatCall, request: UpstreamRequest): Upstream
   return { ...request, warnings: [...call.warnings, ...(request.warnings ?? [])] };
 }
 
-/** The answer's text and tool calls, counted locally when the vendor reports no usage. */
+/** What the model wrote (reasoning, answer, refusal, tool calls: output tokens all), counted locally when the vendor reports no usage. */
 function outputText(completion: IrCompletion): string {
-  return completion.choices.map((c) => (c.message.content ?? '') + (c.message.tool_calls ?? []).map((t) => t.function.name + t.function.arguments).join('')).join('');
+  return completion.choices
+    .map((c) => (c.message.reasoning ?? '') + (c.message.content ?? '') + (c.message.refusal ?? '') + (c.message.tool_calls ?? []).map((t) => t.function.name + t.function.arguments).join(''))
+    .join('');
 }

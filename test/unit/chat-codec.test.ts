@@ -40,6 +40,12 @@ describe('chatOperationCodec', () => {
     assert.ok(codec.relay!({ ...call, stream: true }, target) instanceof IrStreamRelay);
   });
 
+  test('an answer without usage is counted locally from all the model wrote: reasoning, answer and refusal, whichever path', () => {
+    const answer = '{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi","reasoning_content":"think ","refusal":"no"},"finish_reason":"stop"}]}';
+    assert.equal(chatOperationCodec(openaiChat, messagesOutput).decode(call, target, bytes(answer)).outputText, 'think hino');
+    assert.equal(chatOperationCodec(openaiChat, openaiChatOutput(false)).decode(call, target, bytes(answer)).outputText, 'think hino');
+  });
+
   test('a family without a pass-through is always translated', () => {
     assert.equal(anthropicChat.passthroughs, undefined);
     assert.ok(chatOperationCodec(anthropicChat, openaiChatOutput(true)).relay!({ ...call, stream: true }, target) instanceof IrStreamRelay);
