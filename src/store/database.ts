@@ -12,6 +12,7 @@ import { deadLettersMigration } from './migrations/005-dead-letters.ts';
 import { operatorKeyLimitsMigration } from './migrations/006-operator-key-limits.ts';
 import { budgetsMigration } from './migrations/007-budgets.ts';
 import { responsesMigration } from './migrations/008-responses.ts';
+import { responseItemsMigration } from './migrations/009-response-items.ts';
 import type { Database } from './schema.ts';
 import { nodeSqliteDialect } from './sqlite-dialect.ts';
 
@@ -107,6 +108,7 @@ async function migrate(store: Store, migrationSchema: string | undefined): Promi
     '006-operator-key-limits': operatorKeyLimitsMigration(),
     '007-budgets': budgetsMigration(),
     '008-responses': responsesMigration(),
+    '009-response-items': responseItemsMigration(),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   const migrator = new Migrator({ db: store.db, provider, ...(migrationSchema && { migrationTableSchema: migrationSchema }) });

@@ -1,4 +1,4 @@
-import type { StoredTurn } from '../core/contracts/stored-responses.ts';
+import type { StoredRefs, StoredTurn } from '../core/contracts/stored-responses.ts';
 import { responseExpiry, type InputItemsPage, type InputItemsQuery, type ResponsesRepository, type StoredResponse } from './repositories/responses.ts';
 
 export interface ResponseKeeperOptions {
@@ -69,13 +69,23 @@ export class ResponseKeeper {
     return this.writing;
   }
 
-  /** The account's stored responses `ids` name, and every one before them in their chains. */
-  async load(accountId: string, ids: readonly string[]): Promise<Map<string, StoredTurn>> {
+  /**
+   * The account's stored responses `refs` name — directly, or as the holders of the items it
+   * references (found in the item index, one read per 1,000 ids) — and every one before them in
+   * their chains.
+   */
+  async load(accountId: string, refs: StoredRefs): Promise<{ found: Map<string, StoredTurn>; itemOwners: Map<string, string> }> {
     const found = new Map<string, StoredTurn>();
+    let itemOwners = new Map<string, string>();
+    if (refs.items.length > 0) {
+      // an answer kept a moment ago may still be pending: its items are indexed once it is written
+      await (this.pending.size > 0 ? this.flush() : this.writing);
+      itemOwners = await this.repo.itemOwners(accountId, refs.items);
+    }
     // one budget of reads for the whole request: 10,000 item references must not become 10,000
     // sequential lookups (an unread reference is answered 400 "not found" by the decoder)
     let reads = 0;
-    for (const first of new Set(ids)) {
+    for (const first of new Set([...refs.responses, ...itemOwners.values()])) {
       for (let id: string | null = first; id !== null && !found.has(id) && reads < this.options.maxChain; ) {
         await this.flushIfPending([id]);
         reads++;
@@ -85,7 +95,7 @@ export class ResponseKeeper {
         id = row.previousResponseId;
       }
     }
-    return found;
+    return { found, itemOwners };
   }
 
   async get(accountId: string, id: string): Promise<StoredResponse | undefined> {

@@ -160,6 +160,15 @@ export interface ResponsesTable {
   input_json: string;
   output_json: string;
   usage_json: string | null;
+  /** 009: the response object's members that echo the request, or null (kept before 009) */
+  settings_json: string | null;
+}
+
+/** 009-response-items: a stored response's output item, by id (what an `item_reference` names) */
+export interface ResponseItemsTable {
+  response_id: string;
+  item_id: string;
+  account_id: string;
 }
 
 export interface GatewaySecretsTable {
@@ -227,6 +236,7 @@ export interface Database extends ConsoleTables {
   media_objects: MediaObjectsTable;
   video_jobs: VideoJobsTable;
   responses: ResponsesTable;
+  response_items: ResponseItemsTable;
 }
 
 export type ProviderRow = Selectable<ProvidersTable>;

@@ -1,6 +1,7 @@
 // Stored responses through a real gateway on SQLite and PostgreSQL: an answer kept by the
 // write-behind is in the database after a graceful shutdown that came before its batch was due,
-// and rows past the retention are swept (then read as gone).
+// and rows past the retention are swept (then read as gone); GET reads the settings the create
+// call echoed, and an item_reference finds a function call by its id.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import OpenAI from 'openai';
@@ -14,7 +15,9 @@ const DAY = 86_400_000;
 
 for (const make of [sqliteDatabase, postgresDatabase]) {
   const db: TestDatabase = make('responses');
+  const fresh: TestDatabase = make('responses_refs');
   after(() => db.drop());
+  after(() => fresh.drop());
 
   describe(`stored responses on ${db.name}`, () => {
     test('kept across a graceful shutdown; swept once past the retention', async () => {
@@ -49,6 +52,27 @@ for (const make of [sqliteDatabase, postgresDatabase]) {
         assert.equal(await keeper.get(c.accountId, created.id), undefined);
       } finally {
         await again.close();
+      }
+    });
+
+    test('GET reads back the echoed settings; an item_reference to a function call is found', async () => {
+      const tg = await startTestGateway({ simulator: false, databaseUrl: fresh.url });
+      let upstream: Awaited<ReturnType<typeof addFamilyProvider>> | undefined;
+      try {
+        upstream = await addFamilyProvider(tg, 'anthropic');
+        const c = await tg.customer(5);
+        const sdk = new OpenAI({ apiKey: c.key, baseURL: `${tg.origin}/v1`, maxRetries: 0 });
+        const tools: OpenAI.Responses.Tool[] = [{ type: 'function', name: 'get_weather', strict: true, parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } }];
+        const asked = await sdk.responses.create({ model: CHAT_MODEL.anthropic, input: 'Weather in Paris?', tools, temperature: 0.5, metadata: { on: db.name } });
+        const got = await sdk.responses.retrieve(asked.id);
+        assert.deepEqual({ tools: got.tools, temperature: got.temperature, metadata: got.metadata }, { tools: asked.tools, temperature: 0.5, metadata: { on: db.name } });
+        const call = asked.output.find((item) => item.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall | undefined;
+        assert.ok(call?.id, JSON.stringify(asked.output));
+        const next = await sdk.responses.create({ model: CHAT_MODEL.anthropic, tools, input: [{ role: 'user', content: 'Weather in Paris?' }, { type: 'item_reference', id: call.id }, { type: 'function_call_output', call_id: call.call_id, output: 'sunny' }] });
+        assert.match(next.output_text, /Tool result: .*sunny/);
+      } finally {
+        await tg.close();
+        await upstream?.close();
       }
     });
   });

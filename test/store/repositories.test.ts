@@ -71,7 +71,7 @@ for (const database of bothDatabases('repos')) {
         const again = await openStore(database.url);
         try {
           const migrations = (await again.db.selectFrom('kysely_migration' as never).select('name' as never).execute()) as Array<{ name: string }>;
-          assert.deepEqual(migrations.map((m) => m.name), ['001-initial', '002-media', '003-console', '004-usage-unique', '005-dead-letters', '006-operator-key-limits', '007-budgets', '008-responses']);
+          assert.deepEqual(migrations.map((m) => m.name), ['001-initial', '002-media', '003-console', '004-usage-unique', '005-dead-letters', '006-operator-key-limits', '007-budgets', '008-responses', '009-response-items']);
           const metaRows = await again.db.selectFrom('meta').selectAll().execute();
           assert.equal(metaRows.length, 1, 'the counter row is not inserted twice');
           assert.equal(await currentSeq(again), seq);

@@ -41,6 +41,7 @@ for (const database of bothDatabases('usage_unique')) {
       await first.db.insertInto('usage_log').values([row('req_session'), row('req_session'), row('req_session'), row('req_alone')]).execute();
       // … and without the migrations after it (they run again on reopening)
       await first.db.schema.dropTable('dead_letters').ifExists().execute();
+      await first.db.schema.dropTable('response_items').ifExists().execute();
       await first.db.schema.dropTable('responses').ifExists().execute();
       for (const column of ['customer_disabled', 'customer_expires_at', 'customer_rpm', 'customer_tpm', 'customer_max_spend_nano', 'customer_models']) {
         await first.db.schema.alterTable('api_keys').dropColumn(column).execute();

@@ -8,7 +8,24 @@ test('one request reads at most maxChain stored responses, however many it refer
   const repo = { get: async () => (reads++, undefined) } as unknown as ResponsesRepository;
   const keeper = new ResponseKeeper(repo, { retentionDays: 30, maxChain: 50 });
   const refs = Array.from({ length: 20_000 }, (_, i) => `resp_${i % 10_000}`);
-  const found = await keeper.load('acct_a', refs);
+  const { found } = await keeper.load('acct_a', { responses: refs, items: [] });
+  assert.equal(found.size, 0);
+  assert.equal(reads, 50);
+});
+
+test('item references: one index lookup for all of them, then at most maxChain responses read', async () => {
+  let reads = 0;
+  const lookups: string[][] = [];
+  const repo = {
+    get: async () => (reads++, undefined),
+    // every item in a response of its own
+    itemOwners: async (_account: string, ids: readonly string[]) => (lookups.push([...ids]), new Map(ids.map((id) => [id, `resp_of_${id}`]))),
+  } as unknown as ResponsesRepository;
+  const keeper = new ResponseKeeper(repo, { retentionDays: 30, maxChain: 50 });
+  const items = Array.from({ length: 10_000 }, (_, i) => `fc_${i}`);
+  const { found, itemOwners } = await keeper.load('acct_a', { responses: ['resp_prev'], items });
+  assert.equal(lookups.length, 1);
+  assert.equal(itemOwners.size, 10_000);
   assert.equal(found.size, 0);
   assert.equal(reads, 50);
 });

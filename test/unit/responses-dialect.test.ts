@@ -175,8 +175,8 @@ describe('ResponseKeeper', () => {
     const keeper = new ResponseKeeper(repo, { retentionDays: 1, flushDelayMs: 60_000 });
     keeper.save('acct', 'key', turn('resp_1'));
     keeper.save('acct', 'key', turn('resp_2', 'resp_1'));
-    assert.deepEqual([...(await keeper.load('acct', ['resp_2'])).keys()], ['resp_2', 'resp_1']);
-    assert.equal((await keeper.load('other', ['resp_2'])).size, 0);
+    assert.deepEqual([...(await keeper.load('acct', { responses: ['resp_2'], items: [] })).found.keys()], ['resp_2', 'resp_1']);
+    assert.equal((await keeper.load('other', { responses: ['resp_2'], items: [] })).found.size, 0);
     await keeper.stop();
   });
 });

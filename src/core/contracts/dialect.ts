@@ -7,7 +7,7 @@ import type { ChatOutput } from '../ir/output.ts';
 import type { PaidEstimate } from '../paid-features.ts';
 import type { Meter } from '../pricing.ts';
 import type { TextCounter } from '../tokens/token-counter.ts';
-import type { StoredResponses } from './stored-responses.ts';
+import type { StoredRefs, StoredResponses } from './stored-responses.ts';
 
 /**
  * A client dialect: one wire format the gateway speaks to clients (OpenAI, messages, Google).
@@ -57,8 +57,8 @@ export interface DialectRoute<Body = unknown> {
   media?: boolean;
   /** where no provider offers `operation` for the model (a provider still serving it), the gateway counts the prompt itself, free */
   countLocally?: LocalCount<Body>;
-  /** the route reads and keeps stored responses: the ids of those its request refers to, loaded (with their chains) into `DecodeContext.stored` */
-  storedRefs?(input: RouteInput<Body>): readonly string[];
+  /** the route reads and keeps stored responses: the responses and items its request refers to, loaded (with their chains) into `DecodeContext.stored` */
+  storedRefs?(input: RouteInput<Body>): StoredRefs;
   /** the model the request names (the allowlist and the catalogue look at it) */
   model(input: RouteInput<Body>): string;
   decode(input: RouteInput<Body>, ctx: DecodeContext): Decoded<unknown>;

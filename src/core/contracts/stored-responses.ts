@@ -20,11 +20,27 @@ export interface StoredTurn {
   input: Array<StoredItem & { id: string }>;
   output: StoredItem[];
   usage: unknown;
+  /**
+   * the response object's other members as the create call returned them (the request's settings
+   * it echoed: tools, text, reasoning, metadata…), so GET reads the same object; null for a row
+   * kept before they were
+   */
+  settings?: Record<string, unknown> | null;
+}
+
+/** What a request refers to in the store. */
+export interface StoredRefs {
+  /** response ids (`previous_response_id`): read with their chains */
+  responses: readonly string[];
+  /** ids of items it references (`item_reference`): the responses whose output holds them are read after `responses` */
+  items: readonly string[];
 }
 
 export interface StoredResponses {
-  /** the responses the route's `refs` named and every one before them (their `previousResponseId` chains) */
+  /** the responses the route's refs named (directly or through their items) and every one before them (their `previousResponseId` chains) */
   readonly found: ReadonlyMap<string, StoredTurn>;
+  /** the response holding each referenced item the store knows, by item id (its output items are indexed) */
+  readonly itemOwners: ReadonlyMap<string, string>;
   /** keeps a complete answer */
   save(turn: StoredTurn): void;
 }

@@ -1,17 +1,16 @@
-import type { StoredItem, StoredResponses, StoredTurn } from '../../core/contracts/stored-responses.ts';
+import type { StoredItem, StoredRefs, StoredResponses, StoredTurn } from '../../core/contracts/stored-responses.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import { responseOfItem } from './response-object.ts';
 
 type Json = Record<string, unknown>;
 
-/** The stored responses a request refers to: its `previous_response_id` and those holding the items it references. */
-export function storedRefs(body: Json): string[] {
-  const refs: string[] = [];
-  if (typeof body.previous_response_id === 'string') refs.push(body.previous_response_id);
+/** What a request refers to in the store: its `previous_response_id` and the items it references (the store finds the responses holding them). */
+export function storedRefs(body: Json): StoredRefs {
+  const items: string[] = [];
   if (Array.isArray(body.input)) {
-    for (const item of body.input as Json[]) if (item.type === 'item_reference' && typeof item.id === 'string') refs.push(...responseOfItem(item.id));
+    for (const item of body.input as Json[]) if (item.type === 'item_reference' && typeof item.id === 'string') items.push(item.id);
   }
-  return refs;
+  return { responses: typeof body.previous_response_id === 'string' ? [body.previous_response_id] : [], items };
 }
 
 /** Whether the request continues stored items (`previous_response_id`, any item reference): only the IR rebuilds those. */
@@ -35,8 +34,10 @@ export function inputItems(body: Json, stored: StoredResponses | undefined): Jso
   });
 }
 
+/** the item in the response the store's index names (else, for a message of this gateway, the one its id names) */
 function findItem(stored: StoredResponses | undefined, id: string): StoredItem | undefined {
-  for (const ref of responseOfItem(id)) {
+  const owner = stored?.itemOwners?.get(id);
+  for (const ref of owner === undefined ? responseOfItem(id) : [owner]) {
     const turn = stored?.found.get(ref);
     const item = turn?.output.find((candidate) => candidate.id === id) ?? turn?.input.find((candidate) => candidate.id === id);
     if (item) return item;
@@ -74,7 +75,14 @@ export function turnOf(response: Json, body: Json, input: readonly Json[]): Stor
     input: input.map((item, i) => ({ ...(item.type === undefined && { type: 'message' }), ...item, id: typeof item.id === 'string' ? item.id : `${ITEM_PREFIX[String(item.type ?? 'message')] ?? 'item_'}${base}_in${i}` })),
     output: response.output as StoredItem[],
     usage: response.usage,
+    settings: settingsOf(response),
   };
+}
+
+/** the members of the response object kept in no column of their own: what GET adds back (the request's settings it echoed) */
+function settingsOf(response: Json): Json {
+  const { id: _id, object: _object, created_at: _created, status: _status, model: _model, output: _output, usage: _usage, instructions: _instructions, previous_response_id: _previous, ...settings } = response;
+  return settings;
 }
 
 const ITEM_PREFIX: Readonly<Record<string, string>> = { message: 'msg_', function_call: 'fc_', function_call_output: 'fco_', reasoning: 'rs_' };

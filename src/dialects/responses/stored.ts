@@ -10,23 +10,30 @@ export interface StoredAnswer {
   instructions: unknown;
   output: StoredItem[];
   usage: unknown;
+  settings?: Record<string, unknown> | null;
 }
 
-/** `GET /v1/responses/{id}`: the `response` object rebuilt from what was stored (the request's other settings are not kept). */
+/**
+ * `GET /v1/responses/{id}`: the `response` object the create call returned (but for the cost in
+ * its usage, settled after it was kept), rebuilt from what was stored; a row kept without its
+ * settings reads the vendor's defaults.
+ */
 export function storedResponseObject(stored: StoredAnswer): Record<string, unknown> {
   return {
     id: stored.id,
     object: 'response',
     created_at: Math.floor(stored.createdAt / 1000),
     status: stored.status,
-    background: false,
-    error: null,
-    incomplete_details: stored.status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
+    ...(stored.settings ?? {
+      background: false,
+      error: null,
+      incomplete_details: stored.status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
+      store: true,
+    }),
     instructions: stored.instructions ?? null,
     model: stored.model,
     output: stored.output,
     previous_response_id: stored.previousResponseId,
-    store: true,
     usage: stored.usage ?? null,
   };
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CatalogueModel } from '../../core/contracts/catalogue-model.ts';
 import type { Principal } from '../../auth/key-store.ts';
 import type { Decoded, DecodeContext, Dialect, DialectRoute, RouteInput } from '../../core/contracts/dialect.ts';
-import type { StoredResponses } from '../../core/contracts/stored-responses.ts';
+import type { StoredRefs, StoredResponses } from '../../core/contracts/stored-responses.ts';
 import type { DecodedResponse, MessagesCall } from '../../core/contracts/vendor-codec.ts';
 import { modelNotFound, notFound } from '../../core/errors.ts';
 import type { ChatOutput } from '../../core/ir/output.ts';
@@ -155,9 +155,9 @@ async function serve(deps: DialectRouteDeps, route: DialectRoute, request: Fasti
 }
 
 /** The account's stored responses a request refers to, and where its answer is kept (under the key that asked). */
-async function storedResponses(keeper: NonNullable<DialectRouteDeps['responses']>, principal: Principal, refs: readonly string[]): Promise<StoredResponses> {
-  const found = await keeper.load(principal.accountId, refs);
-  return { found, save: (turn) => keeper.save(principal.accountId, principal.key.id, turn) };
+async function storedResponses(keeper: NonNullable<DialectRouteDeps['responses']>, principal: Principal, refs: StoredRefs): Promise<StoredResponses> {
+  const { found, itemOwners } = await keeper.load(principal.accountId, refs);
+  return { found, itemOwners, save: (turn) => keeper.save(principal.accountId, principal.key.id, turn) };
 }
 
 function operationOf(deps: DialectRouteDeps, route: DialectRoute, decoded: Decoded<unknown>): OperationRequest<unknown, unknown> {

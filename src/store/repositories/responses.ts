@@ -23,6 +23,8 @@ export interface StoredResponse {
   output: ResponseItem[];
   /** the response's `usage` object, null when the vendor reported none */
   usage: unknown;
+  /** the response object's other members (the request's settings it echoed), null when not kept (rows before 009) */
+  settings?: Record<string, unknown> | null;
 }
 
 export interface InputItemsQuery {
@@ -41,8 +43,10 @@ export interface InputItemsPage {
   hasMore: boolean;
 }
 
-// Rows per INSERT: 12 columns each stays far below PostgreSQL's 65,535 bound parameters.
+// Rows per INSERT: 13 columns each stays far below PostgreSQL's 65,535 bound parameters.
 const INSERT_BATCH = 500;
+// Item ids per index read or write: one statement per 1,000 references (3,000 parameters at most)
+const ITEM_BATCH = 1_000;
 const DELETE_BATCH = 1_000;
 const DEFAULT_PAGE = 20;
 const MAX_PAGE = 100;
@@ -60,6 +64,34 @@ export function responsesRepository(db: Kysely<Database>) {
         const rows = responses.slice(at, at + INSERT_BATCH).map(toRow);
         await db.insertInto('responses').values(rows).onConflict((oc) => oc.column('id').doNothing()).execute();
       }
+      // a retried batch finds its items there already (written after the responses, so an item never names a missing response)
+      const items = responses.flatMap(itemRows);
+      for (let at = 0; at < items.length; at += ITEM_BATCH) {
+        await db.insertInto('response_items').values(items.slice(at, at + ITEM_BATCH)).onConflict((oc) => oc.columns(['response_id', 'item_id']).doNothing()).execute();
+      }
+    },
+
+    /**
+     * The account's live responses whose output holds each of `itemIds`, by item id: one read per
+     * 1,000 ids. An id in several responses (an upstream that reuses its call ids) names the newest.
+     */
+    async itemOwners(accountId: string, itemIds: readonly string[], now = Date.now()): Promise<Map<string, string>> {
+      const owners = new Map<string, string>();
+      const ids = [...new Set(itemIds)];
+      for (let at = 0; at < ids.length; at += ITEM_BATCH) {
+        const rows = await db
+          .selectFrom('response_items')
+          .innerJoin('responses', 'responses.id', 'response_items.response_id')
+          .select(['response_items.item_id', 'response_items.response_id'])
+          .where('response_items.account_id', '=', accountId)
+          .where('response_items.item_id', 'in', ids.slice(at, at + ITEM_BATCH))
+          .where('responses.expires_at', '>', now)
+          .orderBy('responses.created_at')
+          .orderBy('responses.id')
+          .execute();
+        for (const row of rows) owners.set(row.item_id, row.response_id);
+      }
+      return owners;
     },
 
     async insert(response: StoredResponse): Promise<void> {
@@ -81,6 +113,7 @@ export function responsesRepository(db: Kysely<Database>) {
     /** false when there was nothing of this account's to delete */
     async delete(accountId: string, id: string): Promise<boolean> {
       const result = await db.deleteFrom('responses').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+      await db.deleteFrom('response_items').where('response_id', '=', id).where('account_id', '=', accountId).execute();
       return Number(result.numDeletedRows) > 0;
     },
 
@@ -97,17 +130,16 @@ export function responsesRepository(db: Kysely<Database>) {
       return pageOf(JSON.parse(row.input_json) as StoredInputItem[], query);
     },
 
-    /** Deletes rows past their expiry in batches (no long lock on a big table); returns how many. */
+    /** Deletes rows past their expiry, and their items, in batches (no long lock on a big table); returns how many responses. */
     async deleteExpired(now = Date.now(), batch = DELETE_BATCH): Promise<number> {
       let deleted = 0;
       for (;;) {
-        const result = await db
-          .deleteFrom('responses')
-          .where('id', 'in', (eb) => eb.selectFrom('responses').select('id').where('expires_at', '<=', now).limit(batch))
-          .executeTakeFirst();
-        const n = Number(result.numDeletedRows);
-        deleted += n;
-        if (n < batch) return deleted;
+        const ids = (await db.selectFrom('responses').select('id').where('expires_at', '<=', now).limit(batch).execute()).map((row) => row.id);
+        if (ids.length === 0) return deleted;
+        await db.deleteFrom('response_items').where('response_id', 'in', ids).execute();
+        const result = await db.deleteFrom('responses').where('id', 'in', ids).executeTakeFirst();
+        deleted += Number(result.numDeletedRows);
+        if (ids.length < batch) return deleted;
       }
     },
   };
@@ -143,7 +175,14 @@ function toRow(response: StoredResponse): ResponseRow {
     input_json: JSON.stringify(response.input),
     output_json: JSON.stringify(response.output),
     usage_json: response.usage === null || response.usage === undefined ? null : JSON.stringify(response.usage),
+    settings_json: response.settings === null || response.settings === undefined ? null : JSON.stringify(response.settings),
   };
+}
+
+/** the index rows of a response's output items (each id once) */
+function itemRows(response: StoredResponse): Array<{ response_id: string; item_id: string; account_id: string }> {
+  const ids = new Set(response.output.map((item) => item.id).filter((id): id is string => typeof id === 'string'));
+  return [...ids].map((id) => ({ response_id: response.id, item_id: id, account_id: response.accountId }));
 }
 
 function fromRow(row: ResponseRow): StoredResponse {
@@ -160,5 +199,6 @@ function fromRow(row: ResponseRow): StoredResponse {
     input: JSON.parse(row.input_json) as StoredInputItem[],
     output: JSON.parse(row.output_json) as ResponseItem[],
     usage: row.usage_json === null ? null : (JSON.parse(row.usage_json) as unknown),
+    settings: row.settings_json === null ? null : (JSON.parse(row.settings_json) as Record<string, unknown>),
   };
 }
