@@ -39,12 +39,12 @@ export const geminiPassthrough: ChatPassthrough = {
   },
 };
 
-/** The answer's text and function calls: what is counted when the vendor reports no usage. */
+/** The answer's thoughts, text and function calls: what is counted when the vendor reports no usage. */
 function textOf(json: JsonObject): string {
   return asArray(json.candidates)
     .map((candidate) => {
-      const { text, calls } = readParts(asObject(candidate)?.content, '');
-      return text + calls.map((call) => call.function.name + call.function.arguments).join('');
+      const { text, reasoning, calls } = readParts(asObject(candidate)?.content, '');
+      return reasoning + text + calls.map((call) => call.function.name + call.function.arguments).join('');
     })
     .join('');
 }
@@ -78,7 +78,7 @@ class GeminiPassthroughRelay implements StreamRelay {
     if (this.decoder.failed) return '';
     for (const frame of frames) {
       for (const part of frame) {
-        if (part.type === 'text-delta' && part.text) this.delivered.push(part.text);
+        if ((part.type === 'text-delta' || part.type === 'reasoning-delta') && part.text) this.delivered.push(part.text);
         else if (part.type === 'tool-call-start' && part.name) this.delivered.push(part.name);
         else if (part.type === 'tool-call-delta') this.delivered.push(part.argumentsDelta);
       }
