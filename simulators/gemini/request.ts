@@ -114,6 +114,8 @@ function readModalities(value: unknown, model: string): string[] | SimulatedErro
   return names;
 }
 
+const DUMMY_SIGNATURES = new Set(['skip_thought_signature_validator', 'context_engineering_is_the_way_to_go']);
+
 function checkSignatures(contents: unknown[], offset: number): SimulatedError | undefined {
   for (const [k, content] of contents.entries()) {
     if (!isRecord(content) || content.role !== 'model' || !Array.isArray(content.parts)) continue;
@@ -121,6 +123,8 @@ function checkSignatures(contents: unknown[], offset: number): SimulatedError | 
     if (position < 0) continue;
     const part = content.parts[position] as Record<string, unknown>;
     const call = part.functionCall as Record<string, unknown>;
+    // the two stand-in values Google documents for calls another model made are accepted unchecked
+    if (DUMMY_SIGNATURES.has(String(part.thoughtSignature))) continue;
     if (part.thoughtSignature !== signCall(String(call.name), call.args ?? {})) {
       return invalidArgument(
         `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${String(call.name)}\` , position ${offset + k + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`,

@@ -79,6 +79,28 @@ for (const [family, model] of [['Claude', CLAUDE], ['Gemini', GEMINI]] as const)
   });
 }
 
+describe('a conversation moved between families', () => {
+  test("Claude's tool call continued on Gemini 3: the call goes with Google's stand-in signature, not refused", async () => {
+    const c = await tg.customer(CREDIT);
+    const history: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Paris?' }];
+    const first = await sdk(c).chat.completions.create({ model: CLAUDE, tools: TOOLS, messages: history });
+    const message = first.choices[0]!.message;
+    assert.equal(first.choices[0]!.finish_reason, 'tool_calls');
+    const call = message.tool_calls![0]!;
+    // Gemini 3 refuses a function call in the current turn without a signature it can accept
+    const second = await sdk(c).chat.completions.create({
+      model: GEMINI,
+      tools: TOOLS,
+      messages: [...history, message as ChatCompletionMessageParam, { role: 'tool', tool_call_id: call.id, content: '{"temp_c":21}' }],
+    });
+    assert.match(second.choices[0]!.message.content!, /Tool result/);
+    const sent = gemini.requests.at(-1)!.body as { contents: Array<{ parts: Array<Record<string, unknown>> }> };
+    const part = sent.contents.flatMap((content) => content.parts).find((p) => p.functionCall);
+    assert.equal(part?.thoughtSignature, 'skip_thought_signature_validator');
+    await tg.assertBillingInvariants(c.accountId);
+  });
+});
+
 describe('settings each family cannot honour', () => {
   test('Claude 4.x: temperature above 1 is clamped, and the header says so', async () => {
     const c = await tg.customer(CREDIT);

@@ -82,10 +82,12 @@ describe('a forged mgx_ tool-call id', () => {
     await send(GEMINI, [{ role: 'user', content: 'Weather in Paris?' }, ...toolTurn(forged, 'Paris')]);
     const sent = lastUpstreamBody(gemini);
     assert.ok(sent.length < 64 * 1024, `the upstream body is ${sent.length} bytes for a ${forged.length}-byte id`);
-    assert.ok(!sent.includes('thoughtSignature'), 'no client-made thought signature reaches the vendor');
+    assert.ok(!sent.includes('sig sig'), 'no client-made thought signature reaches the vendor');
     const upstream = gemini.requests.at(-1)!.body as { contents: Array<{ parts: Array<Record<string, { id?: string }>> }> };
     const call = upstream.contents.flatMap((c) => c.parts).find((part) => part.functionCall);
     assert.equal(call?.functionCall?.id, forged, 'the id goes upstream exactly as the client sent it');
+    // a call Gemini did not sign goes with Google's documented stand-in, never the client's
+    assert.equal((call as { thoughtSignature?: unknown } | undefined)?.thoughtSignature, 'skip_thought_signature_validator');
   });
 });
 

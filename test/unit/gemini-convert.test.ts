@@ -66,7 +66,7 @@ describe('IR → Gemini request', () => {
             { inlineData: { mimeType: 'audio/wav', data: 'UklG' } },
           ],
         },
-        { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' }, id: 'call_1' } }] },
+        { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' }, id: 'call_1' }, thoughtSignature: 'skip_thought_signature_validator' }] },
         {
           role: 'user',
           parts: [

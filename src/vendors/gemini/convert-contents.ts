@@ -107,13 +107,22 @@ function modelParts(message: IrAssistantMessage, i: number, callNames: Map<strin
   (message.tool_calls ?? []).forEach((call, j) => {
     callNames.set(call.id, call.function.name);
     const { vendorId, signature } = readToolCallId(call.id, ids);
+    // the turn's first call carries the signature Gemini 3 checks; one it never signed gets the skip value
+    const thoughtSignature = signature ?? (j === 0 ? UNSIGNED_CALL : undefined);
     parts.push({
       functionCall: { name: call.function.name, args: parseArguments(call.function.arguments, `messages[${i}].tool_calls[${j}].function.arguments`), ...(vendorId && { id: vendorId }) },
-      ...(signature && { thoughtSignature: signature }),
+      ...(thoughtSignature && { thoughtSignature }),
     });
   });
   return parts;
 }
+
+/**
+ * Google's documented stand-in signature for a function call Gemini did not make (another
+ * family's call in a conversation moved to Gemini, a client that lost the id): Gemini 3 refuses
+ * an unsigned call in the current turn, and accepts this value without validating it.
+ */
+const UNSIGNED_CALL = 'skip_thought_signature_validator';
 
 function parseArguments(text: string, param: string): JsonObject {
   let value: unknown;
