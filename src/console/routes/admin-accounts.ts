@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
 import { accountView, creditAccount, findAccount, listAccounts, updateAccount } from '../../admin/accounts.ts';
 import { accountKeysPage, findKey, revokeKey, updateKey } from '../../admin/keys.ts';
 import { ledgerPage } from '../../admin/ledger.ts';
@@ -13,18 +13,22 @@ import { consoleKeyView } from '../views.ts';
 
 type IdParams = { Params: { id: string } };
 
-const ListQuery = Type.Object(
-  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })), before: Type.Optional(Type.String({ maxLength: 100 })), search: Type.Optional(Type.String({ maxLength: 200 })) },
-  { additionalProperties: false },
-);
-const LedgerQuery = Type.Object(
-  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })), before: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })) },
-  { additionalProperties: false },
-);
-const CreditBody = Type.Object(
-  { amount_usd: Type.Number({ minimum: -1_000_000, maximum: 1_000_000 }), note: Type.String({ minLength: 1, maxLength: 1000 }) },
-  { additionalProperties: false },
-);
+const ListQuery = {
+  type: 'object',
+  properties: { limit: { type: 'integer', minimum: 1, maximum: 200 }, before: { type: 'string', maxLength: 100 }, search: { type: 'string', maxLength: 200 } },
+  additionalProperties: false,
+} as const;
+const LedgerQuery = {
+  type: 'object',
+  properties: { limit: { type: 'integer', minimum: 1, maximum: 200 }, before: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+  additionalProperties: false,
+} as const;
+const CreditBody = {
+  type: 'object',
+  required: ['amount_usd', 'note'],
+  properties: { amount_usd: { type: 'number', minimum: -1_000_000, maximum: 1_000_000 }, note: { type: 'string', minLength: 1, maxLength: 1000 } },
+  additionalProperties: false,
+} as const;
 
 // the admin API's view, with exact USD strings
 const accountConsoleView = (deps: ConsoleDeps, record: AccountRecord) => accountView(deps, record, usdString);

@@ -1,32 +1,37 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
 import { notFound } from '../../core/errors.ts';
 import type { ConsoleContext } from '../context.ts';
 import { csvLine } from '../csv.ts';
 import { requireAdminHook } from '../security/session.ts';
 import { codeView, createCodeBatch } from '../services/codes.ts';
 
-const Status = Type.Union([Type.Literal('unused'), Type.Literal('redeemed'), Type.Literal('revoked'), Type.Literal('expired')]);
-const ListQuery = Type.Object(
-  {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
-    before: Type.Optional(Type.String({ maxLength: 100 })),
-    batch: Type.Optional(Type.String({ maxLength: 100 })),
-    status: Type.Optional(Status),
+const Status = {
+  anyOf: [{ type: 'string', const: 'unused' }, { type: 'string', const: 'redeemed' }, { type: 'string', const: 'revoked' }, { type: 'string', const: 'expired' }],
+} as const;
+const ListQuery = {
+  type: 'object',
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 200 },
+    before: { type: 'string', maxLength: 100 },
+    batch: { type: 'string', maxLength: 100 },
+    status: Status,
   },
-  { additionalProperties: false },
-);
-const ExportQuery = Type.Object({ batch: Type.Optional(Type.String({ maxLength: 100 })), status: Type.Optional(Status) }, { additionalProperties: false });
-const CreateBody = Type.Object(
-  {
-    amount_usd: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 }),
-    count: Type.Integer({ minimum: 1, maximum: 1000 }),
-    expires_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
-    note: Type.Optional(Type.String({ maxLength: 200 })),
+  additionalProperties: false,
+} as const;
+const ExportQuery = { type: 'object', properties: { batch: { type: 'string', maxLength: 100 }, status: Status }, additionalProperties: false } as const;
+const CreateBody = {
+  type: 'object',
+  required: ['amount_usd', 'count'],
+  properties: {
+    amount_usd: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
+    count: { type: 'integer', minimum: 1, maximum: 1000 },
+    expires_at: { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
+    note: { type: 'string', maxLength: 200 },
   },
-  { additionalProperties: false },
-);
+  additionalProperties: false,
+} as const;
 
 /** Redemption codes: batch creation, list by status and batch, revoke, CSV export. */
 export function registerAdminCodeRoutes(app: FastifyInstance, ctx: ConsoleContext): void {

@@ -1,29 +1,31 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
 import { notFound } from '../../core/errors.ts';
 import { usdString, usdToNano } from '../../core/money.ts';
 import type { ConsoleContext } from '../context.ts';
 import { requireAdminHook } from '../security/session.ts';
 import type { ConsoleSettings } from '../../store/repositories/console-settings.ts';
 
-const NullableInt = (max: number) => Type.Union([Type.Integer({ minimum: 1, maximum: max }), Type.Null()]);
-const SettingsBody = Type.Object(
-  {
-    registration_mode: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('invite'), Type.Literal('closed')])),
-    signup_credit_usd: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000 })),
-    default_key_rpm: Type.Optional(NullableInt(100_000_000)),
-    default_key_tpm: Type.Optional(NullableInt(10_000_000_000)),
-    default_key_max_spend_usd: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1_000_000 }), Type.Null()])),
-    usage_retention_days: Type.Optional(NullableInt(36_500)),
-    low_balance_usd: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000 })),
+const NullableInt = <const Max extends number>(max: Max) => ({ anyOf: [{ type: 'integer', minimum: 1, maximum: max }, { type: 'null' }] }) as const;
+const SettingsBody = {
+  type: 'object',
+  properties: {
+    registration_mode: { anyOf: [{ type: 'string', const: 'open' }, { type: 'string', const: 'invite' }, { type: 'string', const: 'closed' }] },
+    signup_credit_usd: { type: 'number', minimum: 0, maximum: 1_000_000 },
+    default_key_rpm: NullableInt(100_000_000),
+    default_key_tpm: NullableInt(10_000_000_000),
+    default_key_max_spend_usd: { anyOf: [{ type: 'number', minimum: 0, maximum: 1_000_000 }, { type: 'null' }] },
+    usage_retention_days: NullableInt(36_500),
+    low_balance_usd: { type: 'number', minimum: 0, maximum: 1_000_000 },
   },
-  { additionalProperties: false },
-);
-const InviteBody = Type.Object(
-  { email: Type.Optional(Type.String({ maxLength: 320 })), note: Type.Optional(Type.String({ maxLength: 200 })), expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })) },
-  { additionalProperties: false },
-);
+  additionalProperties: false,
+} as const;
+const InviteBody = {
+  type: 'object',
+  properties: { email: { type: 'string', maxLength: 320 }, note: { type: 'string', maxLength: 200 }, expires_in_days: { type: 'integer', minimum: 1, maximum: 365 } },
+  additionalProperties: false,
+} as const;
 
 export function settingsView(s: ConsoleSettings) {
   return {

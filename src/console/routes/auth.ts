@@ -1,21 +1,33 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
 import type { ConsoleContext } from '../context.ts';
 import { clientBaseUrl } from '../public-url.ts';
 import { endSessionCookie, requireUser, requireUserHook, startSession } from '../security/session.ts';
 import { bootstrapAdmin, changePassword, login, register } from '../services/auth.ts';
 import type { User } from '../../store/repositories/console-users.ts';
 
-const Str = (max: number) => Type.String({ maxLength: max });
+const Str = <const Max extends number>(max: Max) => ({ type: 'string', maxLength: max }) as const;
 
-const RegisterBody = Type.Object(
-  { email: Str(320), password: Str(1000), name: Type.Optional(Str(200)), invite_code: Type.Optional(Str(200)) },
-  { additionalProperties: false },
-);
-const LoginBody = Type.Object({ email: Str(320), password: Str(1000) }, { additionalProperties: false });
-const BootstrapBody = Type.Object({ admin_token: Str(10_000), email: Str(320), password: Str(1000), name: Type.Optional(Str(200)) }, { additionalProperties: false });
-const PasswordBody = Type.Object({ current_password: Str(1000), new_password: Str(1000) }, { additionalProperties: false });
-const ProfileBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+const RegisterBody = {
+  type: 'object',
+  required: ['email', 'password'],
+  properties: { email: Str(320), password: Str(1000), name: Str(200), invite_code: Str(200) },
+  additionalProperties: false,
+} as const;
+const LoginBody = { type: 'object', required: ['email', 'password'], properties: { email: Str(320), password: Str(1000) }, additionalProperties: false } as const;
+const BootstrapBody = {
+  type: 'object',
+  required: ['admin_token', 'email', 'password'],
+  properties: { admin_token: Str(10_000), email: Str(320), password: Str(1000), name: Str(200) },
+  additionalProperties: false,
+} as const;
+const PasswordBody = {
+  type: 'object',
+  required: ['current_password', 'new_password'],
+  properties: { current_password: Str(1000), new_password: Str(1000) },
+  additionalProperties: false,
+} as const;
+const ProfileBody = { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 200 } }, additionalProperties: false } as const;
 
 export function userView(user: User) {
   return { id: user.id, email: user.email, name: user.name, role: user.role, account_id: user.accountId };

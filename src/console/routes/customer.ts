@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
 import { findAccount } from '../../admin/accounts.ts';
 import { ledgerPage } from '../../admin/ledger.ts';
 import { modelPriceView } from '../../admin/models.ts';
@@ -14,12 +14,13 @@ import type { Totals } from '../../store/repositories/usage-stats.ts';
 import { usdString } from '../../core/money.ts';
 
 const DAY_MS = 86_400_000;
-const OverviewQuery = Type.Object({ day_start: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })) }, { additionalProperties: false });
-const LedgerQuery = Type.Object(
-  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })), before: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })) },
-  { additionalProperties: false },
-);
-const RedeemBody = Type.Object({ code: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
+const OverviewQuery = { type: 'object', properties: { day_start: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } }, additionalProperties: false } as const;
+const LedgerQuery = {
+  type: 'object',
+  properties: { limit: { type: 'integer', minimum: 1, maximum: 200 }, before: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+  additionalProperties: false,
+} as const;
+const RedeemBody = { type: 'object', required: ['code'], properties: { code: { type: 'string', minLength: 1, maxLength: 100 } }, additionalProperties: false } as const;
 
 export function totalsView(t: Totals) {
   return { requests: t.requests, errors: t.errors, cost_usd: usdString(t.costNano), tokens: t.promptTokens + t.completionTokens };

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
 import { accountKeysPage, createKey, findKey, limitsPatch, limitsSetBy, revokeKey, rollKey, updateKey } from '../../admin/keys.ts';
 import { KeyCreateSchema, KeyPatchSchema, type KeyCreate, type KeyPatch } from '../../admin/schemas.ts';
 import { notFound } from '../../core/errors.ts';
@@ -10,10 +10,11 @@ import { refuseLoosening } from '../services/own-key-limits.ts';
 import { consoleKeyView } from '../views.ts';
 
 type IdParams = { Params: { id: string } };
-const PageQuery = Type.Object(
-  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })), before: Type.Optional(Type.String({ maxLength: 100 })) },
-  { additionalProperties: false },
-);
+const PageQuery = {
+  type: 'object',
+  properties: { limit: { type: 'integer', minimum: 1, maximum: 100 }, before: { type: 'string', maxLength: 100 } },
+  additionalProperties: false,
+} as const;
 
 /** The customer's own keys. A key of another account answers 404, as if it did not exist. */
 export function registerKeyRoutes(app: FastifyInstance, ctx: ConsoleContext): void {

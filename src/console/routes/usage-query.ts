@@ -1,32 +1,43 @@
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
 import { invalidRequest } from '../../core/errors.ts';
 import type { UsageFilter } from '../../store/repositories/usage-filter.ts';
 
 const MAX_RANGE_MS = 400 * 86_400_000;
 
+/** The filter's query fields, all optional. */
 export const UsageFilterQuery = {
-  from: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-  to: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-  key_id: Type.Optional(Type.String({ maxLength: 100 })),
-  model: Type.Optional(Type.String({ maxLength: 200 })),
-  endpoint: Type.Optional(Type.String({ maxLength: 200 })),
-  status: Type.Optional(Type.String({ pattern: '^(ok|error|[1-5][0-9][0-9])$' })),
-  account_id: Type.Optional(Type.String({ maxLength: 100 })),
-};
+  from: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+  to: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+  key_id: { type: 'string', maxLength: 100 },
+  model: { type: 'string', maxLength: 200 },
+  endpoint: { type: 'string', maxLength: 200 },
+  status: { type: 'string', pattern: '^(ok|error|[1-5][0-9][0-9])$' },
+  account_id: { type: 'string', maxLength: 100 },
+} as const;
 
-export const RowsQuery = Type.Object(
-  { ...UsageFilterQuery, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })), before: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })) },
-  { additionalProperties: false },
-);
-export const SeriesQuery = Type.Object(
-  {
+export const RowsQuery = {
+  type: 'object',
+  properties: { ...UsageFilterQuery, limit: { type: 'integer', minimum: 1, maximum: 500 }, before: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+  additionalProperties: false,
+} as const;
+export const SeriesQuery = {
+  type: 'object',
+  properties: {
     ...UsageFilterQuery,
-    granularity: Type.Optional(Type.Union([Type.Literal('hour'), Type.Literal('day')])),
-    group: Type.Optional(Type.Union([Type.Literal('model'), Type.Literal('key'), Type.Literal('account'), Type.Literal('provider'), Type.Literal('none')])),
+    granularity: { anyOf: [{ type: 'string', const: 'hour' }, { type: 'string', const: 'day' }] },
+    group: {
+      anyOf: [
+        { type: 'string', const: 'model' },
+        { type: 'string', const: 'key' },
+        { type: 'string', const: 'account' },
+        { type: 'string', const: 'provider' },
+        { type: 'string', const: 'none' },
+      ],
+    },
   },
-  { additionalProperties: false },
-);
-export const ExportQuery = Type.Object(UsageFilterQuery, { additionalProperties: false });
+  additionalProperties: false,
+} as const;
+export const ExportQuery = { type: 'object', properties: UsageFilterQuery, additionalProperties: false } as const;
 
 export type FilterParams = Static<typeof ExportQuery>;
 

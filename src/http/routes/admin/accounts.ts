@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
 import { accountView, createAccount, creditAccount, findAccount, updateAccount } from '../../../admin/accounts.ts';
 import { createKey, keyView } from '../../../admin/keys.ts';
 import { AccountCreateSchema, AccountPatchSchema, CreditSchema, KeyCreateSchema, type KeyCreate } from '../../../admin/schemas.ts';
@@ -8,19 +8,21 @@ import type { AdminDeps } from '../../../admin/deps.ts';
 import type { IdParams } from '../params.ts';
 
 
-const ListQuery = Type.Object(
-  {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-    before: Type.Optional(Type.String({ maxLength: 100 })),
-    search: Type.Optional(Type.String({ maxLength: 200 })),
+const ListQuery = {
+  type: 'object',
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 1000 },
+    before: { type: 'string', maxLength: 100 },
+    search: { type: 'string', maxLength: 200 },
   },
-  { additionalProperties: false },
-);
+  additionalProperties: false,
+} as const;
 
-const LedgerQuery = Type.Object(
-  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), before: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })) },
-  { additionalProperties: false },
-);
+const LedgerQuery = {
+  type: 'object',
+  properties: { limit: { type: 'integer', minimum: 1, maximum: 1000 }, before: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+  additionalProperties: false,
+} as const;
 
 export function registerAccountRoutes(app: FastifyInstance, deps: AdminDeps): void {
   app.post<{ Body: Static<typeof AccountCreateSchema> }>('/admin/accounts', { schema: { body: AccountCreateSchema } }, async (request, reply) => {
