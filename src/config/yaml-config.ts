@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
 import { ModelPutSchema, ProviderCreateSchema } from '../admin/schemas.ts';
 
 /**
@@ -8,50 +8,53 @@ import { ModelPutSchema, ProviderCreateSchema } from '../admin/schemas.ts';
  * start (upsert by name), plus non-secret settings. Secrets stay in the environment and are
  * referenced as `${VAR}`.
  */
-const SettingsSchema = Type.Object(
-  {
-    port: Type.Optional(Type.Integer()),
-    host: Type.Optional(Type.String()),
-    public_base_url: Type.Optional(Type.String()),
-    demo: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('off')])),
-    log_level: Type.Optional(Type.String()),
-    max_body_bytes: Type.Optional(Type.Integer()),
-    default_max_output_tokens: Type.Optional(Type.Integer()),
-    connect_timeout_ms: Type.Optional(Type.Integer()),
-    first_byte_timeout_ms: Type.Optional(Type.Integer()),
-    idle_timeout_ms: Type.Optional(Type.Integer()),
-    max_attempts: Type.Optional(Type.Integer()),
-    upstream_connections: Type.Optional(Type.Integer()),
-    breaker_cooldown_ms: Type.Optional(Type.Integer()),
-    sync_interval_ms: Type.Optional(Type.Integer()),
-    shutdown_grace_ms: Type.Optional(Type.Integer()),
-    media_dir: Type.Optional(Type.String()),
-    upload_dir: Type.Optional(Type.String()),
-    max_upload_bytes: Type.Optional(Type.Integer()),
-    max_upload_total_bytes: Type.Optional(Type.Integer()),
-    media_link_ttl_s: Type.Optional(Type.Integer()),
-    media_timeout_ms: Type.Optional(Type.Integer()),
-    job_poll_ms: Type.Optional(Type.Integer()),
-    job_timeout_ms: Type.Optional(Type.Integer()),
-    job_lease_ms: Type.Optional(Type.Integer()),
-    realtime_max_sessions_per_key: Type.Optional(Type.Integer()),
-    realtime_max_session_ms: Type.Optional(Type.Integer()),
-    realtime_max_frame_bytes: Type.Optional(Type.Integer()),
-    realtime_idle_timeout_ms: Type.Optional(Type.Integer()),
-    realtime_ping_interval_ms: Type.Optional(Type.Integer()),
-    realtime_max_buffered_bytes: Type.Optional(Type.Integer()),
+const SettingsSchema = {
+  type: 'object',
+  properties: {
+    port: { type: 'integer' },
+    host: { type: 'string' },
+    public_base_url: { type: 'string' },
+    demo: { anyOf: [{ type: 'string', const: 'auto' }, { type: 'string', const: 'off' }] },
+    log_level: { type: 'string' },
+    max_body_bytes: { type: 'integer' },
+    default_max_output_tokens: { type: 'integer' },
+    connect_timeout_ms: { type: 'integer' },
+    first_byte_timeout_ms: { type: 'integer' },
+    idle_timeout_ms: { type: 'integer' },
+    max_attempts: { type: 'integer' },
+    upstream_connections: { type: 'integer' },
+    breaker_cooldown_ms: { type: 'integer' },
+    sync_interval_ms: { type: 'integer' },
+    shutdown_grace_ms: { type: 'integer' },
+    media_dir: { type: 'string' },
+    upload_dir: { type: 'string' },
+    max_upload_bytes: { type: 'integer' },
+    max_upload_total_bytes: { type: 'integer' },
+    media_link_ttl_s: { type: 'integer' },
+    media_timeout_ms: { type: 'integer' },
+    job_poll_ms: { type: 'integer' },
+    job_timeout_ms: { type: 'integer' },
+    job_lease_ms: { type: 'integer' },
+    realtime_max_sessions_per_key: { type: 'integer' },
+    realtime_max_session_ms: { type: 'integer' },
+    realtime_max_frame_bytes: { type: 'integer' },
+    realtime_idle_timeout_ms: { type: 'integer' },
+    realtime_ping_interval_ms: { type: 'integer' },
+    realtime_max_buffered_bytes: { type: 'integer' },
   },
-  { additionalProperties: false },
-);
+  additionalProperties: false,
+} as const;
 
-const YamlSchema = Type.Object(
-  {
-    settings: Type.Optional(SettingsSchema),
-    providers: Type.Optional(Type.Array(ProviderCreateSchema)),
-    models: Type.Optional(Type.Record(Type.String(), ModelPutSchema)),
+// plain JSON Schema, as the admin API's: typebox's `Type` builder would load its 373 modules at every start (env.ts imports this file)
+const YamlSchema = {
+  type: 'object',
+  properties: {
+    settings: SettingsSchema,
+    providers: { type: 'array', items: ProviderCreateSchema },
+    models: { type: 'object', patternProperties: { '^.*$': ModelPutSchema } },
   },
-  { additionalProperties: false },
-);
+  additionalProperties: false,
+} as const;
 
 export type YamlConfig = Static<typeof YamlSchema>;
 
