@@ -1,6 +1,7 @@
 // What the gateway loads to start (issue 21): each module is CPU and memory at every start. The
 // route schemas are plain JSON Schema, so typebox (373 modules, ~20 MB, ~120 ms when imported)
-// is not loaded at start, nor by the admin API's and the console's validation afterwards.
+// is not loaded at start, nor by the admin API's and the console's validation afterwards; of
+// rate-limiter-flexible, only the files of the classes used.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,7 +28,7 @@ async function loadedModules(gateway: ChildGateway): Promise<string[]> {
 
 const typebox = (urls: string[]) => urls.filter((u) => u.includes('/node_modules/typebox/'));
 
-test('the gateway starts, validates admin and console requests, and never loads typebox', async (t) => {
+test('the gateway starts, validates admin and console requests, and never loads typebox; of rate-limiter-flexible only its in-memory limiter', async (t) => {
   const gateway = await startChildGateway({
     DATABASE_URL: `sqlite:${join(dir, 'modelgate.db')}`,
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${PRELOAD}`,
@@ -39,6 +40,10 @@ test('the gateway starts, validates admin and console requests, and never loads 
   assert.ok(atStart.some((u) => u.endsWith('/src/http/routes/admin/accounts.ts')), 'the admin routes are loaded');
   assert.ok(atStart.some((u) => u.includes('/node_modules/fastify/')), 'node_modules files are listed');
   assert.deepEqual(typebox(atStart), [], 'no typebox module at start');
+  // rate-limiter-flexible's index requires every store it supports (36 files): only the in-memory limiter's 5
+  const limiterFiles = atStart.filter((u) => u.includes('/node_modules/rate-limiter-flexible/')).map((u) => u.split('/rate-limiter-flexible/')[1]);
+  assert.ok(limiterFiles.includes('lib/RateLimiterMemory.js'), limiterFiles.join());
+  assert.ok(limiterFiles.length <= 5, `rate-limiter-flexible files at start: ${limiterFiles.join(', ')}`);
 
   // the schemas still validate: a bound, a required field, a nullable union, a date-time format
   const account = await gateway.admin('POST', '/admin/accounts', { name: 'modules' });

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { rateLimited } from '../core/errors.ts';
+import { RateLimiterMemory, rateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from './limiter-classes.ts';
 
 export interface LimitedKey {
   id: string;
@@ -102,9 +102,12 @@ export class KeyRateLimiter {
     let limiter = this.limiters.get(id);
     if (!limiter) {
       const options = { points: limit, duration: 60, keyPrefix: `mg:rl:${kind}:${limit}` };
-      limiter = this.redis
-        ? new RateLimiterRedis({ ...options, storeClient: this.redis, insuranceLimiter: new RateLimiterMemory(options) })
-        : new RateLimiterMemory(options);
+      if (this.redis) {
+        const RateLimiterRedis = rateLimiterRedis();
+        limiter = new RateLimiterRedis({ ...options, storeClient: this.redis, insuranceLimiter: new RateLimiterMemory(options) });
+      } else {
+        limiter = new RateLimiterMemory(options);
+      }
       this.limiters.set(id, limiter);
     }
     return limiter;

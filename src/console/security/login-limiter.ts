@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { GatewayError } from '../../core/errors.ts';
+import { RateLimiterMemory, rateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from '../../limits/limiter-classes.ts';
 
 export interface LoginLimits {
   perIp: number;
@@ -11,6 +11,7 @@ export interface LoginLimits {
 function limiter(prefix: string, points: number, duration: number, redis: Redis | undefined): RateLimiterAbstract {
   const memory = new RateLimiterMemory({ keyPrefix: prefix, points, duration });
   if (!redis) return memory;
+  const RateLimiterRedis = rateLimiterRedis();
   return new RateLimiterRedis({ storeClient: redis, keyPrefix: `mg:${prefix}`, points, duration, insuranceLimiter: memory });
 }
 
