@@ -91,8 +91,8 @@ export const ProviderCreateSchema = {
 } as const;
 export type ProviderCreate = Static<typeof ProviderCreateSchema>;
 
-/** Every field optional; unknown fields are not refused (as typebox's `Type.Partial` emitted it). */
-export const ProviderPatchSchema = { type: 'object', properties: providerFields } as const;
+/** Every field optional; an unknown field is refused by name (a typo must not be a silent no-op). */
+export const ProviderPatchSchema = { type: 'object', properties: providerFields, additionalProperties: false } as const;
 export type ProviderPatchBody = Static<typeof ProviderPatchSchema>;
 
 /**

@@ -100,6 +100,11 @@ describe('providers', () => {
     assert.equal((await tg.admin('PATCH', `/admin/providers/${provider.id}`, { enabled: true })).status, 200);
     assert.equal((await client.chat.completions.create(hi('gpt-4.1-mini'))).model, 'gpt-4.1-mini');
 
+    // a misspelt field is refused by name, not a silent no-op
+    const typo = await tg.admin('PATCH', `/admin/providers/${provider.id}`, { enabeld: false });
+    assert.equal(typo.status, 400);
+    assert.match(JSON.stringify(typo.body), /enabeld/);
+
     // a new upstream key and model map are used by the next request, and are not echoed either
     const remapped = await tg.admin('PATCH', `/admin/providers/${provider.id}`, { api_key: secret, model_map: { 'gpt-4.1-mini': 'renamed-upstream' } });
     assert.equal(remapped.status, 200);
