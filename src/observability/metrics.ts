@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { FlushHealth } from '../store/state-sync.ts';
+import { CounterCells } from './counter-cells.ts';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
@@ -18,13 +19,23 @@ export function createMetrics(gauges: { openReservations: () => number; pendingW
   // the event-loop lag is sampled every 100 ms rather than prom-client's 10: a timer that woke an
   // idle gateway 100 times a second cost more CPU than a request at low traffic
   collectDefaultMetrics({ register: registry, prefix: 'modelgate_', eventLoopMonitoringPrecision: 100 });
+  // each request's counts: added to their counters when /metrics reads them (counter-cells.ts)
+  const requestCounts = new CounterCells<string, number>();
+  const tokenCounts = new CounterCells<string, 'input' | 'output'>();
+  const costCounts = new CounterCells<string, ''>();
   return {
     registry,
+    requestCounts,
+    tokenCounts,
+    costCounts,
     requests: new Counter({
       name: 'modelgate_requests_total',
       help: 'Requests answered, by endpoint and HTTP status',
       labelNames: ['endpoint', 'status'] as const,
       registers: [registry],
+      collect() {
+        requestCounts.drain((endpoint, status, n) => this.inc({ endpoint, status: String(status) }, n));
+      },
     }),
     latency: new Histogram({
       name: 'modelgate_request_duration_seconds',
@@ -51,12 +62,18 @@ export function createMetrics(gauges: { openReservations: () => number; pendingW
       help: 'Tokens billed, by model and direction',
       labelNames: ['model', 'direction'] as const,
       registers: [registry],
+      collect() {
+        tokenCounts.drain((model, direction, n) => this.inc({ model, direction }, n));
+      },
     }),
     cost: new Counter({
       name: 'modelgate_cost_usd_total',
       help: 'Amount charged to accounts, USD',
       labelNames: ['model'] as const,
       registers: [registry],
+      collect() {
+        costCounts.drain((model, _, usd) => this.inc({ model }, usd));
+      },
     }),
     probes: new Counter({
       name: 'modelgate_provider_probe_total',

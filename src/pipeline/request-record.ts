@@ -34,12 +34,12 @@ export function recordRequest(deps: PipelineDeps, ctx: RequestContext, endpoint:
   );
 
   const m = deps.metrics;
-  m.requests.inc({ endpoint, status: String(outcome.status) });
+  m.requestCounts.add(endpoint, outcome.status, 1);
   m.latency.observe({ endpoint }, latencyMs / 1000);
   if (usage) {
-    m.tokens.inc({ model, direction: 'input' }, usage.inputTokens);
-    m.tokens.inc({ model, direction: 'output' }, usage.outputTokens);
-    if (outcome.costNano > 0) m.cost.inc({ model }, costUsd);
+    m.tokenCounts.add(model, 'input', usage.inputTokens);
+    m.tokenCounts.add(model, 'output', usage.outputTokens);
+    if (outcome.costNano > 0) m.costCounts.add(model, '', costUsd);
   }
 }
 
