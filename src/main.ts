@@ -11,12 +11,14 @@ enableCompileCache();
 // V8 collects the old generation again once it has grown by a factor it derives from GC speed
 // against allocation speed: up to 4× what the last full GC kept, swinging with the machine's load.
 // Under load the gateway's ~50 MB of live objects grew to 130–175 MB of heap, most of it garbage,
-// and the peak RSS at 64 connections read 295–410 MB from run to run; a fixed 1.5× holds it to
-// 245–263 MB at no measurable CPU cost (docs/benchmarks.md, "Where the memory goes"). V8 reads this
-// flag at every GC, so it takes effect set here (the young generation's size does not: that one is
-// --max-semi-space-size on the command line). A --heap-growing-percent given to node wins.
+// and the peak RSS at 64 connections read 295–410 MB from run to run. A fixed factor bounds it;
+// each full collection also stops the event loop for ~20 ms on one core, so the factor trades
+// peak memory for the tail: 1.5× gave a full GC every ~5 s under load (p99 +15–20 ms), 2× with the
+// 16-MB semi-spaces of `npm start` one every ~20 s (docs/benchmarks.md, "Where the memory goes").
+// V8 reads this flag at every GC, so it takes effect set here (the young generation's size does
+// not: that one is --max-semi-space-size on the command line). A --heap-growing-percent given to node wins.
 const givenToNode = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`.includes('--heap-growing-percent');
-if (!givenToNode) setFlagsFromString('--heap-growing-percent=50');
+if (!givenToNode) setFlagsFromString('--heap-growing-percent=100');
 const { buildApp } = await import('./app.ts');
 const { loadConfig } = await import('./config/env.ts');
 const { checkRedis } = await import('./config/check-redis.ts');
