@@ -32,8 +32,8 @@
 //   BENCH_KEEP_TMP=1      keep the temporary databases and gateway logs
 //   BENCH_GATEWAY_ENV     extra gateway environment for experiments, "K=V,K2=V2"
 //   BENCH_GATEWAY_MAIN    another gateway entry point, for A/B experiments on a patched copy
-//   BENCH_NODE_ARGS       node options for the gateway, space-separated (default "--max-semi-space-size=16",
-//                         as npm start; e.g. "--max-semi-space-size=16 --trace-deopt")
+//   BENCH_NODE_ARGS       node options for the gateway, space-separated (default "--max-semi-space-size=8",
+//                         as npm start; e.g. "--max-semi-space-size=8 --trace-deopt")
 //   BENCH_REF             measure this git revision (its src/ exported to a temporary directory)
 //                         rather than the working tree, e.g. BENCH_REF=HEAD while others edit src/
 import { dirname, join, resolve } from 'node:path';
@@ -91,7 +91,7 @@ export const gatewayExtraEnv = Object.fromEntries(
     .map((pair) => [pair.slice(0, pair.indexOf('=')).trim(), pair.slice(pair.indexOf('=') + 1).trim()]),
 );
 /** node options for the gateway: those `npm start` uses (docs/benchmarks.md: young generation held to 16 MB), or an experiment's such as --trace-deopt */
-export const gatewayNodeArgs = (process.env.BENCH_NODE_ARGS ?? '--max-semi-space-size=16').split(' ').filter((arg) => arg !== '');
+export const gatewayNodeArgs = (process.env.BENCH_NODE_ARGS ?? '--max-semi-space-size=8').split(' ').filter((arg) => arg !== '');
 
 for (const mode of modes) if (mode !== 'json' && mode !== 'stream') fail(`BENCH_MODES: unknown mode "${mode}" (json, stream)`);
 

@@ -13,8 +13,8 @@ enableCompileCache();
 // Under load the gateway's ~50 MB of live objects grew to 130–175 MB of heap, most of it garbage,
 // and the peak RSS at 64 connections read 295–410 MB from run to run. A fixed factor bounds it;
 // each full collection also stops the event loop for ~20 ms on one core, so the factor trades
-// peak memory for the tail: 1.5× gave a full GC every ~5 s under load (p99 +15–20 ms), 2× with the
-// 16-MB semi-spaces of `npm start` one every ~20 s (docs/benchmarks.md, "Where the memory goes").
+// peak memory for the tail: 1.5× gave a full GC every ~5 s under load (p99 +15–20 ms), 2× about
+// half as many for ~20 MB more at the peak (docs/benchmarks.md, "Where the memory goes").
 // V8 reads this flag at every GC, so it takes effect set here (the young generation's size does
 // not: that one is --max-semi-space-size on the command line). A --heap-growing-percent given to node wins.
 const givenToNode = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`.includes('--heap-growing-percent');
