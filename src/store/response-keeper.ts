@@ -78,8 +78,9 @@ export class ResponseKeeper {
     const found = new Map<string, StoredTurn>();
     let itemOwners = new Map<string, string>();
     if (refs.items.length > 0) {
-      // an answer kept a moment ago may still be pending: its items are indexed once it is written
-      await (this.pending.size > 0 ? this.flush() : this.writing);
+      // an answer kept a moment ago may still be pending: its items are indexed once it is written.
+      // Only then is the batch written early: a reference to anything else must not cut the batching short
+      await (this.pendingHoldsItem(accountId, refs.items) ? this.flush() : this.writing);
       itemOwners = await this.repo.itemOwners(accountId, refs.items);
     }
     // one budget of reads for the whole request: 10,000 item references must not become 10,000
@@ -121,6 +122,15 @@ export class ResponseKeeper {
       this.options.onError?.(err, 'deleting expired responses');
       return 0;
     }
+  }
+
+  /** whether a pending answer of the account holds one of the item ids */
+  private pendingHoldsItem(accountId: string, itemIds: readonly string[]): boolean {
+    const wanted = new Set(itemIds);
+    for (const row of this.pending.values()) {
+      if (row.accountId === accountId && row.output.some((item) => typeof item.id === 'string' && wanted.has(item.id))) return true;
+    }
+    return false;
   }
 
   /** a row read back is written first: pending, or in the batch being written */

@@ -29,3 +29,22 @@ test('item references: one index lookup for all of them, then at most maxChain r
   assert.equal(found.size, 0);
   assert.equal(reads, 50);
 });
+
+test('an item reference writes the pending batch early only when a pending answer of the account holds the item', async () => {
+  const batches: number[] = [];
+  const repo = {
+    get: async () => undefined,
+    itemOwners: async () => new Map<string, string>(),
+    insertMany: async (rows: unknown[]) => void batches.push(rows.length),
+  } as unknown as ResponsesRepository;
+  const keeper = new ResponseKeeper(repo, { retentionDays: 30, flushDelayMs: 60_000 });
+  const turn = { id: 'resp_1', model: 'm', createdAt: Date.now(), status: 'completed', previousResponseId: null, instructions: null, input: [], output: [{ type: 'message', id: 'msg_1' }], usage: null, settings: null };
+  keeper.save('acct_a', null, turn);
+  // an unknown id, and the item seen from another account: the batch keeps waiting
+  await keeper.load('acct_a', { responses: [], items: ['msg_unknown'] });
+  await keeper.load('acct_b', { responses: [], items: ['msg_1'] });
+  assert.deepEqual(batches, []);
+  await keeper.load('acct_a', { responses: [], items: ['msg_1'] });
+  assert.deepEqual(batches, [1]);
+  await keeper.stop();
+});
