@@ -9,7 +9,7 @@
 //   AB_ROUNDS    rounds of all variants in turn (default 3); AB_MODE json | stream (default json)
 // The bench's own settings apply (BENCH_QUICK, BENCH_DURATION, BENCH_WARMUP_REQUESTS…).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startGateway } from './gateway.ts';
+import { gcDelta, gcTotals, startGateway } from './gateway.ts';
 import { statusMb } from './machine.ts';
 import { stop } from './processes.ts';
 import type { Mode } from './results.ts';
@@ -41,9 +41,12 @@ try {
         await sleep(2000);
         const idle = statusMb(gateway.pid, 'VmRSS');
         await warmUp(gateway.chatUrl, gateway.authorization, mode, 64);
+        const gc0 = await gcTotals(gateway.origin);
         const run = await measuredRun(gateway.chatUrl, gateway.authorization, mode, 64, sim, gateway.pid);
+        const gc = gcDelta(gc0, await gcTotals(gateway.origin));
         const cpu = run.gatewayUs / run.result.requests;
-        const line = `${variant.name.padEnd(32)} idle ${idle.toFixed(0)} MB  peak ${statusMb(gateway.pid, 'VmHWM').toFixed(0)} MB  CPU ${cpu.toFixed(0)} µs/request  (other load ${(run.otherLoadCores * 100).toFixed(0)} % of a core)`;
+        const gcText = gc ? `GC ${gc.minorCount} minor (${((gc.minorSeconds / Math.max(1, gc.minorCount)) * 1000).toFixed(1)} ms) ${gc.majorCount} major (${(gc.majorSeconds * 1000).toFixed(0)} ms)` : 'GC ?';
+        const line = `${variant.name.padEnd(32)} idle ${idle.toFixed(0)} MB  peak ${statusMb(gateway.pid, 'VmHWM').toFixed(0)} MB  CPU ${cpu.toFixed(0)} µs/request  p50 ${run.result.p50Ms.toFixed(2)} p99 ${run.result.p99Ms.toFixed(2)} ms  ${gcText}  (other load ${(run.otherLoadCores * 100).toFixed(0)} % of a core)`;
         process.stdout.write(`${line}\n`);
       } finally {
         await stop(gateway.child);

@@ -1,0 +1,81 @@
+// Where a loaded gateway's CPU goes, by thread: each thread's utime + stime from
+// /proc/<pid>/task/<tid>/stat over one measured run at 64 connections against the 50 ms upstream
+// (the gateway is pinned to one core: its threads share it).
+//
+//   node bench/thread-cpu.ts            AB_MODE json | stream (default json)
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { gcDelta, gcTotals, startGateway } from './gateway.ts';
+import { stop } from './processes.ts';
+import type { Mode } from './results.ts';
+import { startSimulator } from './servers.ts';
+import { createTmp, removeTmp } from './workspace.ts';
+import { measuredRun, warmUp } from './wrk.ts';
+
+const mode = (process.env.AB_MODE ?? 'json') as Mode;
+const TICK_US = 10_000;
+
+function switches(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      const name = /Name:\s+(\S+)/.exec(status)?.[1] ?? '?';
+      const count = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+      out.set(`${name}#${tid}`, count('voluntary_ctxt_switches') + count('nonvoluntary_ctxt_switches'));
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
+function threads(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(`${name}#${tid}`, (Number(fields[11]) + Number(fields[12])) * TICK_US);
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
+createTmp();
+const sim = await startSimulator(Number(process.env.AB_LATENCY ?? 50));
+try {
+  const gateway = await startGateway(sim);
+  try {
+    await warmUp(gateway.chatUrl, gateway.authorization, mode, 64);
+    // diagnosis: lower the scheduling priority of the named threads (RENICE="WorkerThread:19,V8Worker:10")
+    for (const spec of (process.env.RENICE ?? '').split(',').filter(Boolean)) {
+      const [prefix, nice] = spec.split(':') as [string, string];
+      for (const name of threads(gateway.pid).keys()) {
+        if (name.startsWith(prefix)) execFileSync('renice', ['-n', nice, '-p', name.split('#')[1]!]);
+      }
+    }
+    const before = threads(gateway.pid);
+    const switches0 = switches(gateway.pid);
+    const gc0 = await gcTotals(gateway.origin);
+    const run = await measuredRun(gateway.chatUrl, gateway.authorization, mode, 64, sim, gateway.pid);
+    const gc = gcDelta(gc0, await gcTotals(gateway.origin));
+    const after = threads(gateway.pid);
+    const switches1 = switches(gateway.pid);
+    const requests = run.result.requests;
+    process.stdout.write(`${requests} requests, ${(run.gatewayUs / requests).toFixed(0)} µs CPU/request, p50 ${run.result.p50Ms.toFixed(2)} p99 ${run.result.p99Ms.toFixed(2)} ms, GC ${JSON.stringify(gc)}, other load ${(run.otherLoadCores * 100).toFixed(0)}%\n`);
+    for (const [name, us] of [...after].sort((a, b) => b[1] - a[1])) {
+      const used = us - (before.get(name) ?? 0);
+      const woke = (switches1.get(name) ?? 0) - (switches0.get(name) ?? 0);
+      if (used > 0) process.stdout.write(`  ${name.padEnd(28)} ${(used / requests).toFixed(1).padStart(7)} µs/request  ${(woke / requests).toFixed(2)} context switches/request\n`);
+    }
+  } finally {
+    await stop(gateway.child);
+  }
+} finally {
+  await stop(sim.child);
+  removeTmp();
+}
