@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { DeliveredEvents } from '../../src/vendors/openai/delivered-events.ts';
+
+function readBack(log: DeliveredEvents): string[] {
+  const out: string[] = [];
+  log.forEach((data) => out.push(data));
+  return out;
+}
+
+describe('DeliveredEvents', () => {
+  test('gives back every event exactly, in order, whether added as bytes or as text', () => {
+    const events = [
+      '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}],"usage":null}',
+      '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Héllo"},"finish_reason":null}],"usage":null}',
+      '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hél"},"finish_reason":null}],"usage":null}',
+      '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"😀 wörld"},"finish_reason":null}],"usage":null}',
+      '',
+      'x',
+      '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}',
+      'not json at all',
+      'not json at all',
+    ];
+    const log = new DeliveredEvents();
+    events.forEach((data, i) => {
+      if (i % 2 === 0) log.addText(data);
+      else {
+        // inside a larger network chunk, as the byte path sees it
+        const chunk = Buffer.from(`data: ${data}\n\n`);
+        log.add(chunk, 6, chunk.length - 2);
+      }
+    });
+    assert.equal(log.count, events.length);
+    assert.deepEqual(readBack(log), events);
+    assert.equal(log.lastText(), events.at(-1));
+  });
+
+  test('random events alike and not, across many segments, cut anywhere (inside a UTF-8 sequence too)', () => {
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const alphabet = Buffer.from('ab{}":, é€😀\\n');
+    const events: Buffer[] = [];
+    let previous = Buffer.alloc(0);
+    for (let i = 0; i < 3000; i++) {
+      const fresh = Buffer.from(Array.from({ length: random(60) }, () => alphabet[random(alphabet.length)]!));
+      // mostly a variation of the previous event: its start, new bytes, its end
+      const cut = random(previous.length + 1);
+      const rest = cut + random(previous.length - cut + 1);
+      previous = random(4) === 0 ? fresh : Buffer.concat([previous.subarray(0, cut), fresh, previous.subarray(rest)]);
+      events.push(previous);
+    }
+    const log = new DeliveredEvents();
+    for (const bytes of events) log.add(bytes, 0, bytes.length);
+    assert.deepEqual(readBack(log), events.map((bytes) => bytes.toString('utf8')));
+    assert.equal(log.lastText(), events.at(-1)!.toString('utf8'));
+  });
+
+  test('keeps a stream of alike chat chunks in a fraction of their size', () => {
+    const log = new DeliveredEvents();
+    let whole = 0;
+    for (let i = 0; i < 200; i++) {
+      const data = `{"id":"chatcmpl-26ad59130bb2407eb33d8d118abf0","object":"chat.completion.chunk","created":1795821669,"model":"gpt-4o-mini","service_tier":"default","system_fingerprint":"fp_sim0000001","choices":[{"index":0,"delta":{"content":"word ${i} "},"logprobs":null,"finish_reason":null}],"usage":null}`;
+      whole += data.length;
+      log.addText(data);
+    }
+    // 200 events of ~290 bytes: their own bytes (a few each) fit in one segment
+    assert.ok(whole > 50_000);
+    assert.equal((log as unknown as { segments: Buffer[] }).segments.length, 1);
+  });
+
+  test('an empty log reads back nothing', () => {
+    const log = new DeliveredEvents();
+    assert.equal(log.lastText(), undefined);
+    assert.deepEqual(readBack(log), []);
+  });
+});
