@@ -6,8 +6,11 @@
 // first 200 of /readyz (the relay: to its listening line), idle RSS (VmRSS) 2 s after two
 // answered requests, peak RSS (VmHWM) after a wrk run of streamed requests at 1,000 connections
 // against the 50 ms upstream, and VmRSS once every one of BENCH_STREAMS streams (default 10,000)
-// has its first chunk from a simulator that sends a chunk a second. A stream holds two sockets in
-// the server (client and upstream), so their number is capped to the open-file limit.
+// has its first chunk from a simulator that sends a chunk every 5 s (BENCH_STREAM_CHUNK_MS). A stream
+// holds two sockets in the server (client and upstream), so the run raises its open-file limit
+// (inherited by the servers) to what the streams need, and caps their number where it cannot.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { request, Agent } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startGateway } from './gateway.ts';
@@ -26,10 +29,17 @@ export interface MemoryResults {
 }
 
 const WIDE_CONNECTIONS = 1000;
-/** open-file limit of this shell (the servers inherit it) */
-const FD_LIMIT = Number(process.env.BENCH_FD_LIMIT ?? 20_000);
 export const streamsWanted = numberEnv('BENCH_STREAMS', quick ? 1000 : 10_000);
-const streamCount = Math.min(streamsWanted, Math.floor((FD_LIMIT - 512) / 2));
+/** open files the servers need: two sockets per stream, and room for the rest */
+const FD_SPARE = 512;
+/**
+ * The open streams' chunk cadence. The case measures the memory an open stream holds, not chunk
+ * throughput: at one chunk a second, 10,000 streams are 10,000 chunks/s through a one-core
+ * server (and the simulator and this client on the other core), and only ~8,600 streams opened
+ * within the 90 s, for the relay as for the gateway. What a delivered chunk leaves behind is
+ * measured apart (bench/stream-memory-probe.ts).
+ */
+const STREAM_CHUNK_MS = numberEnv('BENCH_STREAM_CHUNK_MS', 5000);
 
 /** the relay passes the client's authorization on: the simulator's own key */
 const RELAY_AUTH = `Bearer ${SIM_KEY}`;
@@ -65,13 +75,14 @@ export async function runMemory(sim50: Simulator): Promise<MemoryResults> {
   await stop(wideRelay.child);
 
   // thousands of slow streams open at once
-  const slow = await startSimulator(0, { chunks: 120, chunkDelayMs: 1000 });
+  const streamCount = Math.min(streamsWanted, Math.floor((raiseFdLimit(numberEnv('BENCH_FD_LIMIT', 2 * streamsWanted + FD_SPARE)) - FD_SPARE) / 2));
+  const slow = await startSimulator(0, { chunks: 120, chunkDelayMs: STREAM_CHUNK_MS });
   const streamEnv = { MODELGATE_UPSTREAM_CONNECTIONS: String(streamCount) };
   const gateway = await startGateway(slow, streamEnv, false);
-  const gw = await holdStreams(gateway.chatUrl, gateway.authorization, gateway.pid);
+  const gw = await holdStreams(gateway.chatUrl, gateway.authorization, gateway.pid, streamCount);
   await stop(gateway.child);
   const relay = await startRelay(slow, streamCount);
-  const rl = await holdStreams(relay.chatUrl, RELAY_AUTH, relay.pid);
+  const rl = await holdStreams(relay.chatUrl, RELAY_AUTH, relay.pid, streamCount);
   await stop(relay.child);
   await stop(slow.child);
 
@@ -81,6 +92,21 @@ export async function runMemory(sim50: Simulator): Promise<MemoryResults> {
     peakRssMb1000: { gateway: gatewayPeak, relay: relayPeak },
     streams: { requested: streamCount, opened: { gateway: gw.opened, relay: rl.opened }, rssMb: { gateway: gw.rssMb, relay: rl.rssMb } },
   };
+}
+
+/**
+ * Raises this process's open-file limit (soft and hard) to `wanted` with prlimit, so that the
+ * servers it starts next inherit it — as root, or under a hard limit already that high. Returns
+ * the limit the servers will have (never lowered).
+ */
+function raiseFdLimit(wanted: number): number {
+  const hard = (): number => {
+    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const value = line?.trim().split(/\s+/)[4];
+    return value === 'unlimited' ? Infinity : Number(value);
+  };
+  if (hard() < wanted) spawnSync('prlimit', ['--pid', String(process.pid), `--nofile=${wanted}:${wanted}`], { stdio: 'ignore' });
+  return Math.min(wanted, hard());
 }
 
 async function answer(url: string, authorization: string, mode: Mode): Promise<void> {
@@ -94,7 +120,7 @@ async function answer(url: string, authorization: string, mode: Mode): Promise<v
  * headers), waits until each has its first chunk (at most 90 s in all), reads the server's RSS,
  * then drops them all. Pacing on the first chunk instead (a second away) opened ~4,000 in 90 s.
  */
-async function holdStreams(url: string, authorization: string, pid: number): Promise<{ opened: number; rssMb: number }> {
+async function holdStreams(url: string, authorization: string, pid: number, streamCount: number): Promise<{ opened: number; rssMb: number }> {
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
   const target = new URL(url);
   let opened = 0;

@@ -19,7 +19,9 @@
 //                         settings apply, a quick run uses short ones)
 //   BENCH_MEMORY=0        skip the memory and start-up cases (bench/memory.ts: start-up, idle RSS, peak
 //                         RSS at 1,000 connections, BENCH_STREAMS concurrent streams, default 10000,
-//                         1000 in a quick run, capped by BENCH_FD_LIMIT open files, default 20000)
+//                         1000 in a quick run, one chunk every BENCH_STREAM_CHUNK_MS, default 5000; the
+//                         run raises its open-file limit to BENCH_FD_LIMIT, default 2 per stream + 512,
+//                         where prlimit may, and caps the streams to the limit it has)
 //   BENCH_QUIET_WAIT      seconds to wait for other processes to go quiet before each case (default 180)
 //   BENCH_OTHER_LOAD_LIMIT  cores other processes may use during a run before it counts as disturbed (0.15)
 //   BENCH_ATTEMPTS        measurements of a disturbed case (default 3; the least disturbed is kept)
