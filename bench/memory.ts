@@ -117,10 +117,10 @@ async function answer(url: string, authorization: string, mode: Mode): Promise<v
 
 /**
  * Opens `streamCount` streamed requests (50 at a time, the next 50 once these have their response
- * headers), waits until each has its first chunk (at most 90 s in all), reads the server's RSS,
- * then drops them all. Pacing on the first chunk instead (a second away) opened ~4,000 in 90 s.
+ * headers) and waits until each has its first chunk, within `windowMs` in all. Pacing on the first
+ * chunk instead (a second away) opened ~4,000 in 90 s. `close` drops them all.
  */
-async function holdStreams(url: string, authorization: string, pid: number, streamCount: number): Promise<{ opened: number; rssMb: number }> {
+export async function openStreams(url: string, authorization: string, streamCount: number, windowMs = 90_000): Promise<{ opened: number; close(): void }> {
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
   const target = new URL(url);
   let opened = 0;
@@ -149,7 +149,7 @@ async function holdStreams(url: string, authorization: string, pid: number, stre
     requests.push(req);
     return stream;
   };
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + windowMs;
   const started: Promise<void>[] = [];
   for (let i = 0; i < streamCount && Date.now() < deadline; i += 50) {
     const batch = Array.from({ length: Math.min(50, streamCount - i) }, open);
@@ -157,11 +157,22 @@ async function holdStreams(url: string, authorization: string, pid: number, stre
     await Promise.race([Promise.all(batch.map((stream) => stream.answered)), sleep(Math.max(0, deadline - Date.now()))]);
   }
   await Promise.race([Promise.all(started), sleep(Math.max(0, deadline - Date.now()))]);
+  return {
+    opened,
+    close: () => {
+      for (const req of requests) req.destroy();
+      agent.destroy();
+    },
+  };
+}
+
+/** `streamCount` streams open (openStreams), then the server's RSS a second later. */
+async function holdStreams(url: string, authorization: string, pid: number, streamCount: number): Promise<{ opened: number; rssMb: number }> {
+  const streams = await openStreams(url, authorization, streamCount);
   await sleep(1000);
   const rssMb = statusMb(pid, 'VmRSS');
-  for (const req of requests) req.destroy();
-  agent.destroy();
-  return { opened, rssMb };
+  streams.close();
+  return { opened: streams.opened, rssMb };
 }
 
 function median(values: number[]): number {

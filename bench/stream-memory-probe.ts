@@ -12,13 +12,13 @@
 // in /tmp/probe/. BENCH_NODE_ARGS applies to the gateway as in the bench.
 import { spawn } from 'node:child_process';
 import { readFileSync, mkdirSync } from 'node:fs';
-import { request, Agent } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startGateway } from './gateway.ts';
+import { openStreams } from './memory.ts';
 import { cleanEnv, firstLine, stop, stopAll, track } from './processes.ts';
 import { startSimulator } from './servers.ts';
-import { BENCH, BODIES, GATEWAY_CORE, gatewayNodeArgs, SIM_KEY } from './settings.ts';
+import { BENCH, GATEWAY_CORE, gatewayNodeArgs, SIM_KEY } from './settings.ts';
 import { createTmp, removeTmp, snapshot } from './workspace.ts';
 
 const N = Number(process.argv[2] ?? 1000);
@@ -81,35 +81,6 @@ async function heapSnapshot(pid: number, label: string): Promise<void> {
   process.stderr.write(`snapshot ${label} requested (${OUT})\n`);
 }
 
-async function holdStreams(url: string, authorization: string): Promise<{ opened: number; close(): void }> {
-  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
-  const target = new URL(url);
-  let opened = 0;
-  const requests: ReturnType<typeof request>[] = [];
-  const open = () => {
-    let answered!: () => void;
-    let streaming!: () => void;
-    const s = { answered: new Promise<void>((r) => (answered = r)), streaming: new Promise<void>((r) => (streaming = r)) };
-    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { authorization, 'content-type': 'application/json' } }, (res) => {
-      answered();
-      res.once('data', () => { opened++; streaming(); });
-      res.on('data', () => undefined);
-    });
-    req.on('error', () => { answered(); streaming(); });
-    req.end(BODIES.stream);
-    requests.push(req);
-    return s;
-  };
-  const started: Promise<void>[] = [];
-  for (let i = 0; i < N; i += 50) {
-    const batch = Array.from({ length: Math.min(50, N - i) }, open);
-    started.push(...batch.map((b) => b.streaming));
-    await Promise.all(batch.map((b) => b.answered));
-  }
-  await Promise.all(started);
-  return { opened, close: () => { for (const r of requests) r.destroy(); agent.destroy(); } };
-}
-
 function diff(label: string, a: Sample, b: Sample, n: number): void {
   const per = (x: number, y: number) => `${(((y - x) * 1024) / n / 1024).toFixed(2)} KB`;
   process.stdout.write(
@@ -127,7 +98,7 @@ async function measure(name: string, start: () => Promise<{ pid: number; url: st
   await heapSnapshot(t.pid, `${name} idle`);
   const base = await settled(t.pid, file);
   const startedAt = Date.now();
-  const held = await holdStreams(t.url, t.authorization);
+  const held = await openStreams(t.url, t.authorization, N, 600_000);
   process.stdout.write(`${name}: ${held.opened} of ${N} streams open in ${((Date.now() - startedAt) / 1000).toFixed(1)} s\n`);
   await sleep(1000);
   const open = await sample(t.pid, file);
