@@ -19,9 +19,9 @@ enableCompileCache();
 // not: that one is --max-semi-space-size on the command line). A --heap-growing-percent given to node wins.
 const givenToNode = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`.includes('--heap-growing-percent');
 if (!givenToNode) setFlagsFromString('--heap-growing-percent=100');
-// V8's garbage-collection and compiler threads yield to the event loop (src/config/background-threads.ts)
-const { V8_POOL_NICE, yieldV8BackgroundThreads } = await import('./config/background-threads.ts');
-yieldV8BackgroundThreads(V8_POOL_NICE);
+// V8's garbage-collection and compiler threads yield to the event loop (src/core/thread-priority.ts)
+const { lowerV8PoolThreads } = await import('./core/thread-priority.ts');
+lowerV8PoolThreads();
 const { buildApp } = await import('./app.ts');
 const { loadConfig } = await import('./config/env.ts');
 const { checkRedis } = await import('./config/check-redis.ts');

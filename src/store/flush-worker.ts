@@ -4,9 +4,8 @@
 // keep reading). The flush is the same code as on the main thread (flush-batch.ts), over
 // statements the main thread compiled (flush-statements.ts): this thread loads no query builder
 // (kysely's 257 modules cost it 13–22 MB) — keep it so: every import here must stay free of one.
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import { lowerThisThread } from '../core/thread-priority.ts';
 import { insertDeadLetter, writeBatch } from './flush-batch.ts';
 import { flushIsolating, type FlushOutcome } from './flush-isolation.ts';
 import type { FlushStatements } from './flush-sql.ts';
@@ -29,18 +28,8 @@ export type FlushReply = { id: number; outcome: Omit<FlushOutcome, 'written'> & 
 
 const { path, statements } = workerData as FlushWorkerData;
 
-/**
- * On Linux a thread has its own nice value: this one yields to the event loop when both want
- * the same core (a flush of a few hundred rows takes milliseconds; requests should not wait
- * behind it). Best effort: elsewhere, or without /proc, the worker keeps the normal priority.
- */
-const FLUSH_THREAD_NICE = 10;
-try {
-  const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
-  if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, FLUSH_THREAD_NICE);
-} catch {
-  // not Linux, or not allowed: normal priority
-}
+// a flush of a few hundred rows takes milliseconds: requests should not wait behind it on one core
+lowerThisThread();
 const connection = sqliteFlushConnection(openSqliteFile(path));
 const ledger = { flush: (batch: WriteBatch) => writeBatch(connection, statements, batch) };
 const deadLetters = { insert: (letter: Parameters<typeof insertDeadLetter>[2]) => insertDeadLetter(connection, statements, letter) };
