@@ -6,7 +6,8 @@
 //   AB_VARIANTS  JSON list of { "name", "args": node options, "env": extra environment }, e.g.
 //                '[{"name":"V8 growth","args":["--max-semi-space-size=8","--heap-growing-percent=0"],"env":{}},
 //                  {"name":"as shipped","args":["--max-semi-space-size=8"],"env":{}}]'
-//   AB_ROUNDS    rounds of all variants in turn (default 3); AB_MODE json | stream (default json)
+//   AB_ROUNDS    rounds of all variants in turn (default 3); AB_MODE json | stream (default json);
+//   AB_LATENCY   the upstream latency in ms (default 50)
 // The bench's own settings apply (BENCH_QUICK, BENCH_DURATION, BENCH_WARMUP_REQUESTS…).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gcDelta, gcTotals, startGateway } from './gateway.ts';
@@ -30,7 +31,7 @@ const rounds = Number(process.env.AB_ROUNDS ?? 3);
 const mode = (process.env.AB_MODE ?? 'json') as Mode;
 
 createTmp();
-const sim = await startSimulator(50);
+const sim = await startSimulator(Number(process.env.AB_LATENCY ?? 50));
 try {
   for (let round = 0; round < rounds; round++) {
     for (const variant of variants) {

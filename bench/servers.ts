@@ -40,16 +40,33 @@ export interface RelayProcess {
 }
 
 /** bench/bare-relay.ts on the gateway's core: what Node's HTTP server and client cost alone. */
-export async function startRelay(sim: Simulator, upstreamConnections = 256): Promise<RelayProcess> {
+export function startRelay(sim: Simulator, upstreamConnections = 256): Promise<RelayProcess> {
+  return startOnGatewayCore('the bare relay', 'bare-relay.ts', [new URL(sim.baseUrl).origin, '0', String(upstreamConnections)]);
+}
+
+/** The key clients of bench/floor-relay.ts send. */
+export const FLOOR_CLIENT_KEY = 'sk-bench-floor-client';
+
+/**
+ * bench/floor-relay.ts on the gateway's core: the least a billing gateway must do, its files in
+ * `dir`; `script`: a variant of it in bench/ taking the same arguments, for experiments.
+ */
+export function startFloorRelay(sim: Simulator, dir: string, script = 'floor-relay.ts'): Promise<RelayProcess> {
+  const origin = new URL(sim.baseUrl).origin;
+  const files = join(dir, `${script}-${sim.pid}`);
+  return startOnGatewayCore(script, script, [origin, `${files}.db`, `${files}.log`, FLOOR_CLIENT_KEY, SIM_KEY]);
+}
+
+async function startOnGatewayCore(name: string, script: string, args: string[]): Promise<RelayProcess> {
   const spawnedAt = performance.now();
   const child = track(
-    spawn('taskset', ['-c', GATEWAY_CORE, process.execPath, join(codeRoot, 'bench', 'bare-relay.ts'), new URL(sim.baseUrl).origin, '0', String(upstreamConnections)], {
+    spawn('taskset', ['-c', GATEWAY_CORE, process.execPath, join(codeRoot, 'bench', script), ...args], {
       cwd: ROOT,
       env: cleanEnv({}),
       stdio: ['ignore', 'pipe', 'inherit'],
     }),
   );
-  const { port } = JSON.parse(await firstLine(child, 'the bare relay')) as { port: number };
+  const { port } = JSON.parse(await firstLine(child, name)) as { port: number };
   return { child, pid: child.pid!, chatUrl: `http://127.0.0.1:${port}/v1/chat/completions`, readyMs: performance.now() - spawnedAt };
 }
 
