@@ -4,8 +4,8 @@
 //
 //   node bench/bare-relay.ts <upstream origin> [port=0] [upstream connections=256]    → prints {"port", "pid"} once listening
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
+import { runRelay } from './relay-lifecycle.ts';
 
 const [upstream, portArg, connectionsArg] = process.argv.slice(2);
 if (!upstream) throw new Error('usage: node bench/bare-relay.ts <upstream origin> [port]');
@@ -34,14 +34,4 @@ const server = createServer((req, res) => {
       });
   });
 });
-server.keepAliveTimeout = 65_000;
-server.listen(Number(portArg ?? 0), '127.0.0.1', () => {
-  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port, pid: process.pid })}\n`);
-});
-const stop = (): void => {
-  server.close();
-  server.closeAllConnections();
-  void pool.close().then(() => process.exit(0));
-};
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
+runRelay(server, pool, Number(portArg ?? 0));

@@ -18,9 +18,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { openSync, write } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { DatabaseSync } from 'node:sqlite';
 import { Pool } from 'undici';
+import { runRelay } from './relay-lifecycle.ts';
 
 const [upstream, dbPath, logPath, clientKey, upstreamKey] = process.argv.slice(2);
 if (!upstream || !dbPath || !logPath || !clientKey || !upstreamKey) throw new Error('usage: node bench/floor-relay.ts <upstream> <db> <log> <client key> <upstream key>');
@@ -150,14 +150,4 @@ const server = createServer((req, res) => {
       });
   });
 });
-server.keepAliveTimeout = 65_000;
-server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port, pid: process.pid })}\n`);
-});
-const stop = (): void => {
-  server.close();
-  server.closeAllConnections();
-  void pool.close().then(() => process.exit(0));
-};
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
+runRelay(server, pool);
