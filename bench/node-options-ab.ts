@@ -6,7 +6,7 @@
 //   AB_VARIANTS  JSON list of { "name", "args": node options, "env": extra environment }, e.g.
 //                '[{"name":"V8 growth","args":["--max-semi-space-size=8","--heap-growing-percent=0"],"env":{}},
 //                  {"name":"as shipped","args":["--max-semi-space-size=8"],"env":{}}]'
-//   AB_ROUNDS    rounds of all variants in turn (default 3); AB_MODE json | stream (default json);
+//   AB_ROUNDS    rounds of all variants in turn (default 3); AB_MODE json | stream (default json)
 //   AB_LATENCY   the upstream latency in ms (default 50)
 // The bench's own settings apply (BENCH_QUICK, BENCH_DURATION, BENCH_WARMUP_REQUESTS…).
 import { setTimeout as sleep } from 'node:timers/promises';

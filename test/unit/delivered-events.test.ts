@@ -71,6 +71,16 @@ describe('DeliveredEvents', () => {
     assert.equal((log as unknown as { segments: Buffer[] }).segments.length, 1);
   });
 
+  test('text events larger than the buffers they are encoded in read back exactly; a large one is held at its own size', () => {
+    const log = new DeliveredEvents();
+    const events = ['small', 'é'.repeat(400), 'x'.repeat(2_000), '😀'.repeat(700), 'x'.repeat(2_001), 'tail'];
+    for (const data of events) log.addText(data);
+    assert.deepEqual(readBack(log), events);
+    // the two encoding buffers: the largest is as large as the largest event's bytes, not 3× its UTF-16 length
+    const scratch = (log as unknown as { scratch: Buffer[] }).scratch;
+    assert.ok(Math.max(...scratch.map((b) => b.length)) <= Buffer.byteLength('😀'.repeat(700)) + 1, scratch.map((b) => b.length).join(', '));
+  });
+
   test('an empty log reads back nothing', () => {
     const log = new DeliveredEvents();
     assert.equal(log.lastText(), undefined);

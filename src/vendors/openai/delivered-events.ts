@@ -69,10 +69,14 @@ export class DeliveredEvents {
    * buffers in turn — the other holds the last event — rather than a new buffer per event.
    */
   addText(text: string): void {
-    let scratch = this.last === this.scratch[0] ? this.scratch[1] : this.scratch[0];
+    const slot = this.last === this.scratch[0] ? 1 : 0;
+    let scratch = this.scratch[slot];
+    // most events fit at a glance (a UTF-16 unit is 3 bytes at most); a larger one is measured, and
+    // the buffer sized to its bytes: it is kept until the stream ends, and an event (an image's data
+    // URL) may be megabytes — 3× that, twice over, per stream
     if (scratch.length < 3 * text.length) {
-      scratch = Buffer.allocUnsafeSlow(Math.max(512, 3 * text.length));
-      this.scratch[this.last === this.scratch[0] ? 1 : 0] = scratch;
+      const bytes = Buffer.byteLength(text);
+      if (scratch.length < bytes) this.scratch[slot] = scratch = Buffer.allocUnsafeSlow(Math.max(512, bytes));
     }
     this.add(scratch, 0, scratch.write(text));
   }
