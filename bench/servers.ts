@@ -40,8 +40,8 @@ export interface RelayProcess {
 }
 
 /** bench/bare-relay.ts on the gateway's core: what Node's HTTP server and client cost alone. */
-export function startRelay(sim: Simulator, upstreamConnections = 256): Promise<RelayProcess> {
-  return startOnGatewayCore('the bare relay', 'bare-relay.ts', [new URL(sim.baseUrl).origin, '0', String(upstreamConnections)]);
+export function startRelay(sim: Simulator, upstreamConnections = 256, nodeArgs: string[] = []): Promise<RelayProcess> {
+  return startOnGatewayCore('the bare relay', 'bare-relay.ts', [new URL(sim.baseUrl).origin, '0', String(upstreamConnections)], nodeArgs);
 }
 
 /** The key clients of bench/floor-relay.ts send. */
@@ -51,16 +51,17 @@ export const FLOOR_CLIENT_KEY = 'sk-bench-floor-client';
  * bench/floor-relay.ts on the gateway's core: the least a billing gateway must do, its files in
  * `dir`; `script`: a variant of it in bench/ taking the same arguments, for experiments.
  */
-export function startFloorRelay(sim: Simulator, dir: string, script = 'floor-relay.ts'): Promise<RelayProcess> {
+export function startFloorRelay(sim: Simulator, dir: string, script = 'floor-relay.ts', nodeArgs: string[] = []): Promise<RelayProcess> {
   const origin = new URL(sim.baseUrl).origin;
   const files = join(dir, `${script}-${sim.pid}`);
-  return startOnGatewayCore(script, script, [origin, `${files}.db`, `${files}.log`, FLOOR_CLIENT_KEY, SIM_KEY]);
+  return startOnGatewayCore(script, script, [origin, `${files}.db`, `${files}.log`, FLOOR_CLIENT_KEY, SIM_KEY], nodeArgs);
 }
 
-async function startOnGatewayCore(name: string, script: string, args: string[]): Promise<RelayProcess> {
+/** `nodeArgs`: options for node itself (a diagnostic preload) */
+async function startOnGatewayCore(name: string, script: string, args: string[], nodeArgs: string[] = []): Promise<RelayProcess> {
   const spawnedAt = performance.now();
   const child = track(
-    spawn('taskset', ['-c', GATEWAY_CORE, process.execPath, join(codeRoot, 'bench', script), ...args], {
+    spawn('taskset', ['-c', GATEWAY_CORE, process.execPath, ...nodeArgs, join(codeRoot, 'bench', script), ...args], {
       cwd: ROOT,
       env: cleanEnv({}),
       stdio: ['ignore', 'pipe', 'inherit'],

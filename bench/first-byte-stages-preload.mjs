@@ -1,0 +1,31 @@
+// Preloaded (--import) into a server under bench/first-byte-stages.ts: wall-clock marks of each
+// request's way to its first byte, from Node's and undici's diagnostics channels and the first
+// write to the client. Requests are sequential there, so the open one is the last started.
+// On SIGUSR2 the marks so far go to <tmpdir>/modelgate-first-byte-<pid>.json and are cleared.
+import dc from 'node:diagnostics_channel';
+import { writeFileSync } from 'node:fs';
+import { ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const rows = [];
+let open;
+const mark = (name) => {
+  if (open && open[name] === undefined) open[name] = performance.now();
+};
+dc.subscribe('http.server.request.start', () => {
+  open = { start: performance.now() };
+  rows.push(open);
+});
+dc.subscribe('undici:request:create', () => mark('upstreamCreated'));
+dc.subscribe('undici:client:sendHeaders', () => mark('upstreamSent'));
+dc.subscribe('undici:request:headers', () => mark('upstreamHeaders'));
+for (const method of ['write', 'end']) {
+  const original = ServerResponse.prototype[method];
+  ServerResponse.prototype[method] = function (...args) {
+    mark('firstWrite');
+    if (method === 'end') mark('end');
+    return original.apply(this, args);
+  };
+}
+process.on('SIGUSR2', () => writeFileSync(join(tmpdir(), `modelgate-first-byte-${process.pid}.json`), JSON.stringify(rows.splice(0))));
