@@ -18,7 +18,6 @@ dc.subscribe('http.server.request.start', () => {
   rows.push(open);
 });
 dc.subscribe('undici:request:create', () => mark('upstreamCreated'));
-dc.subscribe('undici:client:sendHeaders', () => mark('upstreamSent'));
 dc.subscribe('undici:request:headers', () => mark('upstreamHeaders'));
 for (const method of ['write', 'end']) {
   const original = ServerResponse.prototype[method];

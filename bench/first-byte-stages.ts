@@ -27,7 +27,7 @@ import { warmUp } from './wrk.ts';
 const requests = numberEnv('FB_REQUESTS', 200);
 const PRELOAD = ['--import', join(BENCH, 'first-byte-stages-preload.mjs')];
 
-type Marks = Partial<Record<'start' | 'upstreamCreated' | 'upstreamSent' | 'upstreamHeaders' | 'firstWrite' | 'end', number>>;
+type Marks = Partial<Record<'start' | 'upstreamCreated' | 'upstreamHeaders' | 'firstWrite' | 'end', number>>;
 
 interface Server {
   name: string;
