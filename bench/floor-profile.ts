@@ -7,7 +7,11 @@
 //
 //   node bench/floor-profile.ts    the first of BENCH_LATENCIES (default 50 ms) and of BENCH_MODES
 //                                  (default json), and the bench's other settings (BENCH_DURATION,
-//                                  BENCH_WARMUP_REQUESTS…); profiles in bench/results/profiles/floor-*.data
+//                                  BENCH_WARMUP_REQUESTS…); profiles in bench/results/profiles/floor-*.data.jit
+//                                  (readable while the run's temporary directory lasts: BENCH_KEEP_TMP=1)
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { startGateway } from './gateway.ts';
 import { attribute, type Attribution } from './perf-attribution.ts';
 import { stop } from './processes.ts';
@@ -18,8 +22,17 @@ import { createTmp, removeTmp, tmp } from './workspace.ts';
 import { measuredRun, warmUp } from './wrk.ts';
 
 const CONNECTIONS = 64;
-/** JIT-compiled functions get names in perf's reports through /tmp/perf-<pid>.map */
-const PERF_NAMES = ['--perf-basic-prof-only-functions', '--interpreted-frames-native-stack'];
+/**
+ * JIT-compiled functions get their names from a JIT dump (`--perf-prof`, merged by `perf inject
+ * --jit`), which records when each piece of code was made: V8 reuses the address of discarded
+ * code, and a plain map (`--perf-basic-prof`) then names some frames after a later function. The
+ * dump, its merged code objects and V8's log go to the server's own folder in the temporary directory.
+ * Writing the dump makes every compile dearer: the "JIT compilation" row reads high.
+ */
+const jitNaming = (dir: string) => {
+  mkdirSync(dir, { recursive: true });
+  return ['--perf-prof', `--perf-prof-path=${dir}`, '--no-logfile-per-isolate', `--logfile=${join(dir, 'v8.log')}`, '--interpreted-frames-native-stack'];
+};
 const latency = latencies[0]!;
 const mode = (modes[0] ?? 'json') as Mode;
 
@@ -33,9 +46,9 @@ createTmp();
 const profiled: Profiled[] = [];
 const sim = await startSimulator(latency);
 try {
-  gatewayNodeArgs.push(...PERF_NAMES);
-  const relay = await startRelay(sim, 256, PERF_NAMES);
-  const floor = await startFloorRelay(sim, tmp, 'floor-relay.ts', PERF_NAMES);
+  gatewayNodeArgs.push(...jitNaming(join(tmp, 'jit-gateway')));
+  const relay = await startRelay(sim, 256, jitNaming(join(tmp, 'jit-relay')));
+  const floor = await startFloorRelay(sim, tmp, 'floor-relay.ts', jitNaming(join(tmp, 'jit-floor')));
   const gateway = await startGateway(sim);
   const targets = [
     { name: 'relay', url: relay.chatUrl, auth: `Bearer ${SIM_KEY}`, process: relay },
@@ -46,13 +59,15 @@ try {
     for (const target of targets) {
       await warmUp(target.url, target.auth, mode, CONNECTIONS);
       const name = `floor-${target.name}-${latency}ms-${mode}`;
-      const recorder = startPerf(target.process.pid, name);
+      const recorder = startPerf(target.process.pid, name, ['-k', 'mono']);
       const run = await measuredRun(target.url, target.auth, mode, CONNECTIONS, sim, target.process.pid);
       recorder.kill('SIGINT');
       await new Promise((resolve) => recorder.once('exit', resolve));
       const cpuUs = run.gatewayUs / run.result.requests;
       process.stderr.write(`floor-profile: ${target.name} ${cpuUs.toFixed(0)} µs/request under perf, p99 ${run.result.p99Ms} ms\n`);
-      profiled.push({ name: target.name, cpuUs, attribution: attribute(`bench/results/profiles/${name}.data`) });
+      const recorded = `bench/results/profiles/${name}.data`;
+      execFileSync('perf', ['inject', '--jit', '-i', recorded, '-o', `${recorded}.jit`], { stdio: 'ignore' });
+      profiled.push({ name: target.name, cpuUs, attribution: attribute(`${recorded}.jit`) });
     }
   } finally {
     for (const target of targets) await stop(target.process.child);

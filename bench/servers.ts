@@ -74,13 +74,13 @@ async function startOnGatewayCore(name: string, script: string, args: string[], 
 /**
  * `perf record` on the gateway, sampling on task-clock: only time the process actually ran
  * counts, so other processes on the machine do not skew the attribution (V8's --cpu-prof samples
- * wall-clock time). Read with `perf report -i bench/results/profiles/<name>.data --no-children --sort dso,sym`.
+ * wall-clock time). `extraArgs`: more options for `perf record` (`-k mono` for a JIT dump). Read with `perf report -i bench/results/profiles/<name>.data --no-children --sort dso,sym`.
  */
-export function startPerf(pid: number, name: string): ChildProcess {
+export function startPerf(pid: number, name: string, extraArgs: string[] = []): ChildProcess {
   mkdirSync(join(RESULTS, 'profiles'), { recursive: true });
   const output = join(RESULTS, 'profiles', `${name}.data`);
   return track(
-    spawn('perf', ['record', '-e', 'task-clock', '-F', '999', '-g', '-p', String(pid), '-o', output], {
+    spawn('perf', ['record', ...extraArgs, '-e', 'task-clock', '-F', '999', '-g', '-p', String(pid), '-o', output], {
       stdio: ['ignore', 'ignore', 'ignore'],
     }),
   );
