@@ -3,7 +3,8 @@
 // `perf record` (task-clock, every thread), each sample charged to a stage by
 // bench/perf-attribution.ts. Printed in µs per request — a stage's share of the samples times the
 // server's CPU per request read from /proc over the same run (perf's own overhead included) — so
-// the gateway's stages read directly against the floor's and the relay's.
+// the gateway's stages read directly against the floor's and the relay's; then the event loop's
+// time by the innermost JavaScript function on the stack.
 //
 //   node bench/floor-profile.ts    the first of BENCH_LATENCIES (default 50 ms) and of BENCH_MODES
 //                                  (default json), and the bench's other settings (BENCH_DURATION,
@@ -91,3 +92,6 @@ process.stdout.write(`\n${latency} ms upstream, ${mode === 'stream' ? 'streaming
 process.stdout.write(`${head}\n| **in all** | ${profiled.map((p) => `**${p.cpuUs.toFixed(0)}**`).join(' | ')} |\n`);
 process.stdout.write(`\nby thread:\n\n${head}\n${rows((a) => a.byThread).join('\n')}\n`);
 process.stdout.write(`\nby stage (innermost known frame):\n\n${head}\n${rows((a) => new Map([...a.byStage].map(([stage, n]) => [stage, n.all]))).join('\n')}\n`);
+// the gateway's event loop by function: where its own code (and what it calls) spends the time
+const FUNCTIONS = 30;
+process.stdout.write(`\nthe event loop by innermost JavaScript function (the ${FUNCTIONS} largest for the gateway):\n\n${head}\n${rows((a) => a.byFunction).slice(0, FUNCTIONS).join('\n')}\n`);

@@ -4,9 +4,10 @@
 // that made the call). Used by bench/perf-stages.ts (one file) and bench/floor-profile.ts (the
 // relay, the floor and the gateway side by side).
 //
-// JIT frames are named from /tmp/perf-<pid>.map (--perf-basic-prof-only-functions): V8 may reuse
-// the address of collected code for another function, so a frame's name can be wrong now and
-// then (a stack with Buffer.concat calling settleHeld was seen); stages hold over many samples.
+// JIT frames named from /tmp/perf-<pid>.map (--perf-basic-prof-only-functions, as BENCH_PERF=1
+// runs the gateway) can be wrong now and then: V8 reuses the address of discarded code for
+// another function (a stack with Buffer.concat calling settleHeld was seen). A JIT dump merged by
+// `perf inject --jit` (bench/floor-profile.ts) names them right.
 import { execFileSync } from 'node:child_process';
 
 /** stage → substrings of perf symbol names (JIT frames are named "JS:*'fn file:line") */
@@ -35,6 +36,20 @@ export interface Attribution {
   byThread: Map<string, number>;
   /** samples per stage, and the part of them in the kernel */
   byStage: Map<string, { all: number; kernel: number }>;
+  /**
+   * the event loop's samples by the innermost JavaScript function on the stack (what it calls
+   * natively, the kernel included, counts for it): "name path:line", paths from the project root
+   */
+  byFunction: Map<string, number>;
+}
+
+/** `JS:*'name file:///root/path:line:col` (tier marks * + ^ ~, ' for a named function) → `name path:line` */
+function functionOf(frame: string): string {
+  frame = frame.replace(/ \([^()]*\)$/, ''); // perf's "(object file)" after the symbol
+  const match = /^JS:[*+^~]?'?(\S*) (?:file:\/\/)?(\S+?)(?::\d+)?(?: \(|$)/.exec(frame);
+  if (!match) return frame.replace(/^JS:/, '');
+  const [, name, where] = match as unknown as [string, string, string];
+  return `${name || '(anonymous)'} ${where.replace(/^.*?\/(node_modules|src|bench)\//, '$1/')}`;
 }
 
 export function attribute(file: string): Attribution {
@@ -46,6 +61,7 @@ export function attribute(file: string): Attribution {
   const samples = script.split('\n\n').filter((block) => block.trim() !== '');
   const byStage = new Map<string, { all: number; kernel: number }>();
   const byThread = new Map<string, number>();
+  const byFunction = new Map<string, number>();
   for (const block of samples) {
     const lines = block.split('\n');
     const thread = (lines[0] ?? '').trim().split(/\s+/)[0] ?? '?';
@@ -61,10 +77,15 @@ export function attribute(file: string): Attribution {
         }
       }
     }
+    if (thread === 'MainThread') {
+      const js = frames.map((f) => f.split(/\s+/).slice(1).join(' ')).find((f) => f.startsWith('JS:'));
+      const name = js === undefined ? '(no JavaScript on the stack)' : functionOf(js);
+      byFunction.set(name, (byFunction.get(name) ?? 0) + 1);
+    }
     const entry = byStage.get(stage) ?? { all: 0, kernel: 0 };
     entry.all++;
     if (inKernel) entry.kernel++;
     byStage.set(stage, entry);
   }
-  return { total: samples.length, byThread, byStage };
+  return { total: samples.length, byThread, byStage, byFunction };
 }
