@@ -3,7 +3,7 @@
 //
 // These are live bindings: only this module assigns them, every importer reads the current value.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BENCH, fail, gatewayMainEnv, keepTmp, ROOT } from './settings.ts';
@@ -40,7 +40,8 @@ export function snapshot(ref: string): string {
   mkdirSync(join(dir, 'bench'), { recursive: true });
   const archive = spawnSync('sh', ['-c', 'git archive "$1" src package.json | tar -x -C "$2"', 'sh', commit, dir], { cwd: ROOT, encoding: 'utf8' });
   if (archive.status !== 0) fail(`could not export ${ref}: ${archive.stderr}`);
-  for (const file of ['simulator-process.ts', 'bare-relay.ts', 'ttfb-client.ts']) copyFileSync(join(BENCH, file), join(dir, 'bench', file));
+  // every script of the working tree's bench (the relays and clients it starts from there import their neighbours)
+  for (const file of readdirSync(BENCH)) if (/\.(ts|mjs)$/.test(file)) copyFileSync(join(BENCH, file), join(dir, 'bench', file));
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   // the simulators are the instrument, not the code measured: the working tree's, for every revision
   symlinkSync(join(ROOT, 'simulators'), join(dir, 'simulators'));
