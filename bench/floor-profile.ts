@@ -18,7 +18,7 @@ import { attribute, type Attribution } from './perf-attribution.ts';
 import { stop } from './processes.ts';
 import type { Mode } from './results.ts';
 import { FLOOR_CLIENT_KEY, startFloorRelay, startPerf, startRelay, startSimulator } from './servers.ts';
-import { gatewayNodeArgs, latencies, modes, SIM_KEY } from './settings.ts';
+import { gatewayNodeArgs, latencies, modes, RESULTS, SIM_KEY } from './settings.ts';
 import { createTmp, removeTmp, tmp } from './workspace.ts';
 import { measuredRun, warmUp } from './wrk.ts';
 
@@ -66,7 +66,7 @@ try {
       await new Promise((resolve) => recorder.once('exit', resolve));
       const cpuUs = run.gatewayUs / run.result.requests;
       process.stderr.write(`floor-profile: ${target.name} ${cpuUs.toFixed(0)} µs/request under perf, p99 ${run.result.p99Ms} ms\n`);
-      const recorded = `bench/results/profiles/${name}.data`;
+      const recorded = join(RESULTS, 'profiles', `${name}.data`);
       execFileSync('perf', ['inject', '--jit', '-i', recorded, '-o', `${recorded}.jit`], { stdio: 'ignore' });
       profiled.push({ name: target.name, cpuUs, attribution: attribute(`${recorded}.jit`) });
     }

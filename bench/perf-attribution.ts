@@ -46,7 +46,7 @@ export interface Attribution {
 /** `JS:*'name file:///root/path:line:col` (tier marks * + ^ ~, ' for a named function) → `name path:line` */
 function functionOf(frame: string): string {
   frame = frame.replace(/ \([^()]*\)$/, ''); // perf's "(object file)" after the symbol
-  const match = /^JS:[*+^~]?'?(\S*) (?:file:\/\/)?(\S+?)(?::\d+)?(?: \(|$)/.exec(frame);
+  const match = /^JS:[*+^~]?'?(\S*) (?:file:\/\/)?(\S+?)(?::\d+)?$/.exec(frame);
   if (!match) return frame.replace(/^JS:/, '');
   const [, name, where] = match as unknown as [string, string, string];
   return `${name || '(anonymous)'} ${where.replace(/^.*?\/(node_modules|src|bench)\//, '$1/')}`;
