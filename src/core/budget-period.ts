@@ -11,12 +11,22 @@ const DAY_MS = 86_400_000;
 
 /** Where the period of `kind` holding `at` starts. */
 export function periodStart(kind: BudgetPeriod, at: number): number {
-  const d = new Date(at);
-  const day = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+  // UTC days are whole multiples of DAY_MS in epoch time (it has no leap seconds): no Date needed
+  // but for the month, kept for the last day asked — every charge of a flush asks, mostly the same day
+  const dayNumber = Math.floor(at / DAY_MS);
+  const day = dayNumber * DAY_MS;
   if (kind === 'day') return day;
-  if (kind === 'week') return day - ((d.getUTCDay() + 6) % 7) * DAY_MS;
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  // 1970-01-01 was a Thursday: ISO weekday 3 counting from Monday = 0
+  if (kind === 'week') return day - ((((dayNumber + 3) % 7) + 7) % 7) * DAY_MS;
+  if (dayNumber !== lastMonth.dayNumber) {
+    const d = new Date(day);
+    lastMonth.dayNumber = dayNumber;
+    lastMonth.start = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  }
+  return lastMonth.start;
 }
+
+const lastMonth = { dayNumber: Number.NaN, start: 0 };
 
 /** Where the period of `kind` after the one holding `at` starts: when a spent budget is whole again. */
 export function periodEnd(kind: BudgetPeriod, at: number): number {

@@ -1,11 +1,10 @@
 import { BUDGET_PERIODS, type PeriodSpend } from '../core/budget-period.ts';
 import type { FlushConnection, FlushStatements, Run, Template } from './flush-sql.ts';
 import { statementChunks } from './flush-sql.ts';
-import { ledgerValues, usageRowOf, usageValues, type FlushResult, type WriteBatch } from './ledger-rows.ts';
+import { ledgerValues, usageValuesOf, type FlushResult, type UsageValues, type WriteBatch } from './ledger-rows.ts';
 import type { DeadLetter } from './repositories/dead-letters.ts';
 import { PeriodDeltas } from './repositories/period-spend.ts';
-import type { NewUsageRow } from './schema.ts';
-import { aggregateUsage, ROLLUP_COLUMNS, ROLLUP_TABLES } from './usage-aggregate.ts';
+import { aggregateUsageValues, ROLLUP_COLUMNS, ROLLUP_TABLES } from './usage-aggregate.ts';
 
 // The write-behind flush: the same code on the flush thread (an SQLite file) and on the main
 // thread (PostgreSQL, an in-memory SQLite), over statements compiled for the dialect.
@@ -49,20 +48,21 @@ export function writeBatch(connection: FlushConnection, statements: FlushStateme
     for (const [keyId, at] of lastUse) await run(statements.touchKey, [[at, keyId]]);
 
     // a request id is written once: a batch retried after a lost commit acknowledgement adds nothing
-    const freshUsage: NewUsageRow[] = [];
-    for (const part of statementChunks(batch.usage.map(usageRowOf))) {
-      const inserted = await run<{ request_id: string }>(statements.insertUsage[part.length]!, part.map(usageValues));
+    // bound as their values (an encoded row is parsed straight into them, never into a row object)
+    const freshUsage: UsageValues[] = [];
+    for (const part of statementChunks(batch.usage.map(usageValuesOf))) {
+      const inserted = await run<{ request_id: string }>(statements.insertUsage[part.length]!, part);
       if (inserted.length === part.length) freshUsage.push(...part);
       else {
         const written = new Set(inserted.map((row) => row.request_id));
-        for (const row of part) if (written.has(row.request_id)) freshUsage.push(row);
+        for (const values of part) if (written.has(values[0])) freshUsage.push(values);
       }
     }
     // the rollups change exactly when the rows they summarise become visible
     if (freshUsage.length > 0) {
       for (const [i, [, width]] of ROLLUP_TABLES.entries()) {
         // a few rows per flush (one per dimension set): read by name
-        const rows = aggregateUsage(freshUsage, width).map((row) => ROLLUP_COLUMNS.map((column) => row[column]));
+        const rows = aggregateUsageValues(freshUsage, width).map((row) => ROLLUP_COLUMNS.map((column) => row[column]));
         for (const part of statementChunks(rows)) await run(statements.upsertRollups[i]![part.length]!, part);
       }
     }

@@ -52,11 +52,14 @@ export const USAGE_COLUMNS = [
   'completion_tokens', 'cached_tokens', 'units', 'cost_nano', 'latency_ms', 'estimated', 'error_type', 'session_id',
 ] as const satisfies readonly (keyof NewUsageRow)[];
 
-export function usageValues(row: NewUsageRow): unknown[] {
+/** A usage row's values in USAGE_COLUMNS order: what the flush binds, and what an encoded row holds. */
+export type UsageValues = { -readonly [I in keyof typeof USAGE_COLUMNS & `${number}`]: NewUsageRow[(typeof USAGE_COLUMNS)[I]] } & unknown[];
+
+export function usageValues(row: NewUsageRow): UsageValues {
   return [
     row.request_id, row.created_at, row.account_id, row.key_id, row.model, row.endpoint, row.provider_id, row.status, row.prompt_tokens,
     row.completion_tokens, row.cached_tokens, row.units, row.cost_nano, row.latency_ms, row.estimated, row.error_type, row.session_id,
-  ];
+  ] as UsageValues;
 }
 
 /** The row's values in USAGE_COLUMNS order, as JSON (~0.7 µs a row). */
@@ -64,7 +67,12 @@ export function encodeUsageRow(row: NewUsageRow): string {
   return JSON.stringify(usageValues(row));
 }
 
-/** A queued usage row as a row object (decoded when it was queued as text). */
+/** A queued usage row's values (parsed when it was queued as text: the flush binds them as they are). */
+export function usageValuesOf(queued: QueuedUsageRow): UsageValues {
+  return typeof queued === 'string' ? (JSON.parse(queued) as UsageValues) : usageValues(queued);
+}
+
+/** A queued usage row as a row object. */
 export function usageRowOf(queued: QueuedUsageRow): NewUsageRow {
   if (typeof queued !== 'string') return queued;
   const values = JSON.parse(queued) as unknown[];

@@ -1,4 +1,5 @@
 import { LATENCY_BOUNDS_MS, LATENCY_COLUMNS, type UsageRollupTable } from './console-schema.ts';
+import { usageValues, type UsageValues } from './ledger-rows.ts';
 import type { NewUsageRow } from './schema.ts';
 
 // How usage rows sum into the hourly and daily rollups. No query builder here: the flush thread
@@ -26,27 +27,34 @@ export function latencyBucket(ms: number): number {
 
 /** Sums usage rows into one rollup row per bucket of `width` ms and dimension set. Pure. */
 export function aggregateUsage(usage: readonly NewUsageRow[], width: number): RollupRow[] {
+  return aggregateUsageValues(usage.map(usageValues), width);
+}
+
+/** aggregateUsage over rows as the flush binds them (USAGE_COLUMNS order). */
+export function aggregateUsageValues(usage: readonly UsageValues[], width: number): RollupRow[] {
   const out = new Map<string, RollupRow>();
-  for (const u of usage) {
-    const bucket = Math.floor(u.created_at / width) * width;
-    const isError = u.status >= 400 ? 1 : 0;
-    const providerId = u.provider_id ?? '';
-    const id = JSON.stringify([bucket, u.account_id, u.key_id, u.model, providerId, u.endpoint, isError]);
-    let row = out.get(id) as Record<string, number | string> | undefined;
+  for (const values of usage) {
+    const [, createdAt, accountId, keyId, model, endpoint, provider, status, prompt, completion, cached, units, cost, latency] = values;
+    const bucket = Math.floor(createdAt / width) * width;
+    const isError = status >= 400 ? 1 : 0;
+    const providerId = provider ?? '';
+    // RowGuard takes NULs out of every text value when a row is queued: a NUL cannot make two dimension sets one key
+    const id = `${bucket}\0${accountId}\0${keyId}\0${model}\0${providerId}\0${endpoint}\0${isError}`;
+    let row = out.get(id) as Record<Measure, number> | undefined;
     if (!row) {
-      row = { bucket, account_id: u.account_id, key_id: u.key_id, model: u.model, provider_id: providerId, endpoint: u.endpoint, is_error: isError };
-      for (const m of ROLLUP_MEASURES) row[m] = 0;
-      out.set(id, row as RollupRow);
+      const fresh: Record<string, number | string> = { bucket, account_id: accountId, key_id: keyId, model, provider_id: providerId, endpoint, is_error: isError };
+      for (const m of ROLLUP_MEASURES) fresh[m] = 0;
+      out.set(id, fresh as RollupRow);
+      row = fresh as Record<Measure, number>;
     }
-    const add = (m: Measure, v: number | undefined) => (row[m] = (row[m] as number) + (v ?? 0));
-    add('requests', 1);
-    add('prompt_tokens', u.prompt_tokens);
-    add('completion_tokens', u.completion_tokens);
-    add('cached_tokens', u.cached_tokens);
-    add('units', u.units);
-    add('cost_nano', u.cost_nano);
-    add('latency_ms_sum', u.latency_ms);
-    add(LATENCY_COLUMNS[latencyBucket(u.latency_ms ?? 0)]!, 1);
+    row.requests += 1;
+    row.prompt_tokens += prompt ?? 0;
+    row.completion_tokens += completion ?? 0;
+    row.cached_tokens += cached ?? 0;
+    row.units += units ?? 0;
+    row.cost_nano += cost ?? 0;
+    row.latency_ms_sum += latency ?? 0;
+    row[LATENCY_COLUMNS[latencyBucket(latency ?? 0)]!] += 1;
   }
   return [...out.values()];
 }
