@@ -3,6 +3,7 @@ import { closeSync, fdatasyncSync, mkdirSync, openSync, readdirSync, readFileSyn
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { usageRowOfValues } from '../store/ledger-rows.ts';
 import type { LedgerEntry } from '../store/repositories/ledger.ts';
 import type { NewUsageRow } from '../store/schema.ts';
 import type { SettlementJournal } from '../store/state-sync.ts';
@@ -63,10 +64,13 @@ export class SettlementLog implements SettlementJournal {
     this.owner = ownerId(process.pid, startTimeOf(process.pid), randomBytes(4).toString('hex'));
   }
 
-  /** One synchronous append (~a few µs: a write into the page cache). */
-  append(entry: LedgerEntry, usage: NewUsageRow | null): void {
+  /**
+   * One synchronous append (~a few µs: a write into the page cache). `usage`: the charge's usage
+   * row as `encodeUsageRow` wrote it (its values in column order), kept as `v`.
+   */
+  append(entry: LedgerEntry, usage: string | null): void {
     const fd = (this.fd ??= openSync(this.path(this.segment), 'a'));
-    writeSync(fd, JSON.stringify(usage ? { e: entry, u: usage } : { e: entry }) + '\n');
+    writeSync(fd, usage === null ? `{"e":${JSON.stringify(entry)}}\n` : `{"e":${JSON.stringify(entry)},"v":${usage}}\n`);
     if (this.fsync) fdatasyncSync(fd);
   }
 
@@ -110,8 +114,9 @@ export class SettlementLog implements SettlementJournal {
         for (const line of readFileSync(join(this.dir, file.name), 'utf8').split('\n')) {
           if (line === '') continue;
           try {
-            const parsed = JSON.parse(line) as { e: LedgerEntry; u?: NewUsageRow };
-            settlements.push({ entry: parsed.e, usage: parsed.u ?? null });
+            // `v`: the usage row's values; `u`: the row object, as logs written before 2026-11-28 keep it
+            const parsed = JSON.parse(line) as { e: LedgerEntry; v?: unknown[]; u?: NewUsageRow };
+            settlements.push({ entry: parsed.e, usage: parsed.v ? usageRowOfValues(parsed.v) : (parsed.u ?? null) });
           } catch {
             skipped++;
           }

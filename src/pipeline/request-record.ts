@@ -9,7 +9,10 @@ export function recordRequest(deps: PipelineDeps, ctx: RequestContext, endpoint:
   const latencyMs = now - ctx.startedAt;
   const usage = outcome.usage;
   const key = ctx.principal.key;
-  deps.sync.recordUsage(usageRowOf(ctx, endpoint, model, outcome, now));
+  // the row logged with the charge, when the outcome still says what it says (its latency runs to the charge)
+  const charged = outcome.chargedRow;
+  const sameFacts = charged !== undefined && charged.status === outcome.status && charged.cost_nano === outcome.costNano && charged.error_type === outcome.error;
+  deps.sync.recordUsage(sameFacts ? charged : usageRowOf(ctx, endpoint, model, outcome, now));
   deps.sync.touchKey(key.id, now);
 
   const costUsd = nanoToUsd(outcome.costNano);

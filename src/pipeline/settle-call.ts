@@ -20,8 +20,9 @@ export function settleCall<Call, Result>(deps: PipelineDeps, ctx: RequestContext
     return;
   }
   outcome.costNano = priceOf(holds.pricing, outcome.usage, op.meter);
-  // the usage row goes into the settlement log with the charge (replayed with it); recordRequest queues the final one
-  settleHeld(deps, heldOf(hold, holds), { entryKey: `charge:${ctx.requestId}`, requestId: ctx.requestId, costNano: outcome.costNano, usage: () => usageRowOf(ctx, op.endpoint, op.model, outcome, Date.now()) });
+  // the usage row goes into the settlement log with the charge (replayed with it); recordRequest queues the same row
+  const usage = () => (outcome.chargedRow = usageRowOf(ctx, op.endpoint, op.model, outcome, Date.now()));
+  settleHeld(deps, heldOf(hold, holds), { entryKey: `charge:${ctx.requestId}`, requestId: ctx.requestId, costNano: outcome.costNano, usage });
   holds.trace.settled(outcome);
 }
 

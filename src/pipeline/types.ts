@@ -16,6 +16,7 @@ import type { RequestLog } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RequestTrace, Tracer } from '../observability/tracing.ts';
 import type { StateSync } from '../store/state-sync.ts';
+import type { NewUsageRow } from '../store/schema.ts';
 import type { Candidate, OperationName, Router } from './router.ts';
 import type { UpstreamClient } from './upstream-client.ts';
 
@@ -107,6 +108,8 @@ export interface RequestOutcome {
   providerId: string | null;
   error: string | null;
   costNano: number;
+  /** the usage row logged with the charge (settleCall): recordRequest queues the same row */
+  chargedRow?: NewUsageRow;
 }
 
 /** What one call holds until it is settled. */

@@ -74,8 +74,11 @@ export function usageValuesOf(queued: QueuedUsageRow): UsageValues {
 
 /** A queued usage row as a row object. */
 export function usageRowOf(queued: QueuedUsageRow): NewUsageRow {
-  if (typeof queued !== 'string') return queued;
-  const values = JSON.parse(queued) as unknown[];
+  return typeof queued === 'string' ? usageRowOfValues(JSON.parse(queued) as unknown[]) : queued;
+}
+
+/** The row object of a row's values (as encodeUsageRow wrote them). */
+export function usageRowOfValues(values: readonly unknown[]): NewUsageRow {
   return Object.fromEntries(USAGE_COLUMNS.map((column, i) => [column, values[i]])) as unknown as NewUsageRow;
 }
 

@@ -49,7 +49,8 @@ const MAX_RETRY_DELAY_MS = 10_000;
  * SettlementLog): `seal` when a batch is taken, `committed` once it is in the database.
  */
 export interface SettlementJournal {
-  append(entry: LedgerEntry, usage: NewUsageRow | null): void;
+  /** `usage`: the charge's usage row as `encodeUsageRow` wrote it */
+  append(entry: LedgerEntry, usage: string | null): void;
   seal(): void;
   committed(): void;
   close(): void;
@@ -95,6 +96,8 @@ export class StateSync {
   private committedUnseen: LedgerEntry[] = [];
   /** where every queued journal entry is appended before it waits for the flush (none: in memory only) */
   settlementLog: SettlementJournal | undefined;
+  /** usage rows logged with their charge, encoded as logged: recordUsage of the same row queues that text */
+  private readonly logged = new WeakMap<NewUsageRow, string>();
 
   /** `flusher`: where batches are written (default: in place, on this connection) */
   constructor(db: Kysely<Database>, listener: SyncListener, log: Logger, intervalMs: number, flusher?: Flusher) {
@@ -111,17 +114,26 @@ export class StateSync {
     // fitted to its columns in place, first: the ledger applies the amount after this (Ledger.apply)
     this.guard.entry(entry);
     if (this.queuedSince === 0) this.queuedSince = Date.now();
-    // the log's usage row too: a structure in a text column would be encoded whole (or overflow the stack) there
-    if (usage && this.settlementLog) this.guard.usage(usage);
-    this.settlementLog?.append(entry, usage);
+    let encoded: string | null = null;
+    if (usage && this.settlementLog) {
+      // the log's usage row too: a structure in a text column would be encoded whole (or overflow the stack) there
+      this.guard.usage(usage);
+      encoded = encodeUsageRow(usage);
+      this.logged.set(usage, encoded);
+    }
+    this.settlementLog?.append(entry, encoded);
     this.batch.entries.push(entry);
   }
 
-  /** Queues a usage row, first fitted to its columns in place. */
+  /**
+   * Queues a usage row, first fitted to its columns in place. A row logged with its charge
+   * (enqueue) was fitted and encoded then, and is queued as logged: it must not change in between.
+   */
   recordUsage(row: NewUsageRow): void {
-    this.guard.usage(row);
+    const logged = this.logged.get(row);
+    if (logged === undefined) this.guard.usage(row);
     if (this.queuedSince === 0) this.queuedSince = Date.now();
-    this.batch.usage.push(this.flusher.takesEncodedUsage ? encodeUsageRow(row) : row);
+    this.batch.usage.push(this.flusher.takesEncodedUsage ? (logged ?? encodeUsageRow(row)) : row);
   }
 
   touchKey(keyId: string, lastUsedAt: number): void {
