@@ -30,7 +30,17 @@ export interface GatewayProcess {
 let gatewayCount = 0;
 
 /** `check`: both request shapes must answer 200 first (a slow simulator's streams would take minutes) */
-export async function startGateway(sim: Simulator, extraEnv: Record<string, string> = {}, check = true): Promise<GatewayProcess> {
+/** How the gateway process is started: by default on its core, from the code measured (workspace.ts). */
+export interface Launch {
+  /** the command before node's own arguments (default: taskset on the gateway's core) */
+  prefix?: string[];
+  /** the entry point (default: workspace.ts's gatewayMain) */
+  main?: string;
+  /** how long it may take to answer /readyz (default 30 s) */
+  readyTimeoutMs?: number;
+}
+
+export async function startGateway(sim: Simulator, extraEnv: Record<string, string> = {}, check = true, launch: Launch = {}): Promise<GatewayProcess> {
   const n = ++gatewayCount;
   const port = await freePort();
   const logPath = join(tmp, `gateway-${n}.log`);
@@ -45,7 +55,7 @@ export async function startGateway(sim: Simulator, extraEnv: Record<string, stri
   ];
   const spawnedAt = performance.now();
   const child = track(
-    spawn('taskset', ['-c', GATEWAY_CORE, process.execPath, ...nodeArgs, gatewayMain], {
+    spawn(...commandOf([...(launch.prefix ?? ['taskset', '-c', GATEWAY_CORE]), process.execPath, ...nodeArgs, launch.main ?? gatewayMain]), {
       cwd: tmp, // no stray .env or data/ from the working tree
       env: cleanEnv({
         PORT: String(port),
@@ -65,12 +75,12 @@ export async function startGateway(sim: Simulator, extraEnv: Record<string, stri
   const origin = `http://127.0.0.1:${port}`;
   const gateway = { child, pid: child.pid!, origin, chatUrl: `${origin}/v1/chat/completions`, authorization: '', logPath, stderrPath, readyMs: Number.NaN };
   try {
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + (launch.readyTimeoutMs ?? 30_000);
     for (;;) {
       if (!alive(child)) throw new Error(`the gateway exited (code ${child.exitCode}) while starting:\n${tail(stderrPath)}`);
       const ready = await fetch(`${origin}/readyz`, { signal: AbortSignal.timeout(5000) }).then((r) => r.ok, () => false);
       if (ready) break;
-      if (Date.now() > deadline) throw new Error(`the gateway was not ready after 30 s:\n${tail(stderrPath)}`);
+      if (Date.now() > deadline) throw new Error(`the gateway was not ready after ${(launch.readyTimeoutMs ?? 30_000) / 1000} s:\n${tail(stderrPath)}`);
       await sleep(10);
     }
     gateway.readyMs = performance.now() - spawnedAt;
@@ -88,6 +98,8 @@ export async function startGateway(sim: Simulator, extraEnv: Record<string, stri
     throw error;
   }
 }
+
+const commandOf = ([command, ...args]: string[]): [string, string[]] => [command!, args];
 
 async function checkAnswer(url: string, authorization: string, mode: Mode): Promise<void> {
   // a request the gateway never finishes must fail the run, not hang it

@@ -1,0 +1,116 @@
+// Instructions per request by thread, counted by valgrind's callgrind, for revisions of the gateway
+// side by side (issue 21). On these shared VMs the CPU time of a request moves by ±10 % from one
+// run to the next, more than most single changes to the request path are worth; the instructions
+// each thread executes repeat far better (the event loop's to about 1 %; the V8 pool's collections
+// and compiles vary more). Every revision's gateway runs under callgrind at the same time (its count
+// does not depend on the machine's load): set up as the bench sets it up, warmed up, its counters
+// zeroed, then a fixed number of requests over 8 connections, and its counters dumped per thread.
+// User-space instructions only: the kernel's side of a system call (a socket or file write) is not in them.
+//
+//   node bench/instructions.ts [rev ...]   git revisions to compare, "." for the working tree
+//                                          (default: HEAD and the working tree); INSTR_REQUESTS
+//                                          (default 1500), INSTR_WARMUP (2500), the first of BENCH_MODES
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { startGateway, type GatewayProcess } from './gateway.ts';
+import { requireTool, stop } from './processes.ts';
+import type { Mode } from './results.ts';
+import { startSimulator } from './servers.ts';
+import { BODIES, fail, modes, numberEnv, ROOT } from './settings.ts';
+import { createTmp, removeTmp, tmp } from './workspace.ts';
+
+const revisions = process.argv.length > 2 ? process.argv.slice(2) : ['HEAD', '.'];
+const requests = numberEnv('INSTR_REQUESTS', 1500);
+const warmup = numberEnv('INSTR_WARMUP', 2500);
+const mode = (modes[0] ?? 'json') as Mode;
+const CONNECTIONS = 8;
+
+requireTool('valgrind', 'sudo apt-get install -y valgrind');
+
+/** The revision's src/ and package.json in a folder of the run (node_modules linked); "." is the working tree. */
+function codeOf(revision: string, n: number): string {
+  if (revision === '.') return ROOT;
+  const dir = join(tmp, `rev-${n}`);
+  mkdirSync(dir);
+  const archive = spawnSync('sh', ['-c', 'git archive "$1" src package.json | tar -x -C "$2"', 'sh', revision, dir], { cwd: ROOT, encoding: 'utf8' });
+  if (archive.status !== 0) fail(`could not export ${revision}: ${archive.stderr}`);
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
+
+async function send(gateway: GatewayProcess, count: number): Promise<void> {
+  const url = new URL(gateway.chatUrl);
+  const pool = new Pool(url.origin, { connections: CONNECTIONS });
+  let sent = 0;
+  try {
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (sent++ < count) {
+          const response = await pool.request({ method: 'POST', path: url.pathname, headers: { authorization: gateway.authorization, 'content-type': 'application/json' }, body: BODIES[mode] });
+          await response.body.text();
+          if (response.statusCode !== 200) throw new Error(`the gateway answered ${response.statusCode}`);
+        }
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+}
+
+/** callgrind_control finds the process by names that include $HOST, which the gateway's environment sets to its address. */
+const control = (command: string, pid: number) => execFileSync('callgrind_control', [command, String(pid)], { env: { ...process.env, HOST: '127.0.0.1' }, stdio: 'ignore' });
+
+/** Instructions per request by thread name (threads of one name summed), from the dump callgrind wrote per thread. */
+async function measure(revision: string, n: number, sim: Awaited<ReturnType<typeof startSimulator>>): Promise<Map<string, number>> {
+  const out = join(tmp, `callgrind-${n}`);
+  const prefix = ['valgrind', '--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${out}.%p`];
+  const gateway = await startGateway(sim, {}, true, { prefix, main: join(codeOf(revision, n), 'src', 'main.ts'), readyTimeoutMs: 600_000 });
+  try {
+    await send(gateway, warmup);
+    control('--zero', gateway.pid);
+    await send(gateway, requests);
+    // thread k of callgrind's files is the k-th thread started: /proc lists them by id, in that order
+    const names = readdirSync(`/proc/${gateway.pid}/task`)
+      .map(Number)
+      .sort((a, b) => a - b)
+      .map((tid) => readFileSync(`/proc/${gateway.pid}/task/${tid}/comm`, 'utf8').trim());
+    control('--dump', gateway.pid);
+    const first = `${out}.${gateway.pid}.1-01`;
+    for (let waited = 0; !existsSync(first); waited += 100) {
+      if (waited > 60_000) throw new Error(`callgrind wrote no dump for ${revision}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // every thread's file
+    const byThread = new Map<string, number>();
+    for (const file of readdirSync(tmp).filter((f) => f.startsWith(`callgrind-${n}.${gateway.pid}.1-`))) {
+      const thread = Number(file.slice(file.lastIndexOf('-') + 1));
+      const total = Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(join(tmp, file), 'utf8'))?.[1] ?? 0);
+      const name = names[thread - 1] ?? `thread ${thread}`;
+      byThread.set(name, (byThread.get(name) ?? 0) + total / requests);
+    }
+    return byThread;
+  } finally {
+    await stop(gateway.child, 60_000);
+  }
+}
+
+createTmp();
+try {
+  const sim = await startSimulator(0);
+  try {
+    process.stderr.write(`instructions: ${revisions.join(', ')} under callgrind, ${warmup} requests to warm up, then ${requests} counted (${mode})…\n`);
+    const counts = await Promise.all(revisions.map((revision, n) => measure(revision, n, sim)));
+    const threads = [...new Set(counts.flatMap((c) => [...c.keys()]))].sort((a, b) => (counts[0]!.get(b) ?? 0) - (counts[0]!.get(a) ?? 0));
+    const k = (value: number) => (value / 1000).toFixed(1);
+    const rows = threads.filter((t) => counts.some((c) => (c.get(t) ?? 0) >= 100)).map((t) => `| ${t} | ${counts.map((c) => k(c.get(t) ?? 0)).join(' | ')} |`);
+    const totals = counts.map((c) => [...c.values()].reduce((a, b) => a + b, 0));
+    process.stdout.write(`\nthousands of instructions per request (${mode}, 0 ms upstream, ${CONNECTIONS} connections)\n\n`);
+    process.stdout.write(`| thread | ${revisions.join(' | ')} |\n|---|${revisions.map(() => '--:|').join('')}\n${rows.join('\n')}\n| **in all** | ${totals.map((t) => `**${k(t)}**`).join(' | ')} |\n`);
+  } finally {
+    await stop(sim.child);
+  }
+} finally {
+  removeTmp();
+}
