@@ -29,7 +29,6 @@ export interface GatewayProcess {
 /** numbers each gateway's database and log files in the temporary directory */
 let gatewayCount = 0;
 
-/** `check`: both request shapes must answer 200 first (a slow simulator's streams would take minutes) */
 /** How the gateway process is started: by default on its core, from the code measured (workspace.ts). */
 export interface Launch {
   /** the command before node's own arguments (default: taskset on the gateway's core) */
@@ -40,7 +39,10 @@ export interface Launch {
   readyTimeoutMs?: number;
 }
 
+/** `check`: both request shapes must answer 200 first (a slow simulator's streams would take minutes) */
 export async function startGateway(sim: Simulator, extraEnv: Record<string, string> = {}, check = true, launch: Launch = {}): Promise<GatewayProcess> {
+  const [command, ...args] = [...(launch.prefix ?? ['taskset', '-c', GATEWAY_CORE]), process.execPath];
+  const readyTimeoutMs = launch.readyTimeoutMs ?? 30_000;
   const n = ++gatewayCount;
   const port = await freePort();
   const logPath = join(tmp, `gateway-${n}.log`);
@@ -55,7 +57,7 @@ export async function startGateway(sim: Simulator, extraEnv: Record<string, stri
   ];
   const spawnedAt = performance.now();
   const child = track(
-    spawn(...commandOf([...(launch.prefix ?? ['taskset', '-c', GATEWAY_CORE]), process.execPath, ...nodeArgs, launch.main ?? gatewayMain]), {
+    spawn(command!, [...args, ...nodeArgs, launch.main ?? gatewayMain], {
       cwd: tmp, // no stray .env or data/ from the working tree
       env: cleanEnv({
         PORT: String(port),
@@ -75,12 +77,12 @@ export async function startGateway(sim: Simulator, extraEnv: Record<string, stri
   const origin = `http://127.0.0.1:${port}`;
   const gateway = { child, pid: child.pid!, origin, chatUrl: `${origin}/v1/chat/completions`, authorization: '', logPath, stderrPath, readyMs: Number.NaN };
   try {
-    const deadline = Date.now() + (launch.readyTimeoutMs ?? 30_000);
+    const deadline = Date.now() + readyTimeoutMs;
     for (;;) {
       if (!alive(child)) throw new Error(`the gateway exited (code ${child.exitCode}) while starting:\n${tail(stderrPath)}`);
       const ready = await fetch(`${origin}/readyz`, { signal: AbortSignal.timeout(5000) }).then((r) => r.ok, () => false);
       if (ready) break;
-      if (Date.now() > deadline) throw new Error(`the gateway was not ready after ${(launch.readyTimeoutMs ?? 30_000) / 1000} s:\n${tail(stderrPath)}`);
+      if (Date.now() > deadline) throw new Error(`the gateway was not ready after ${readyTimeoutMs / 1000} s:\n${tail(stderrPath)}`);
       await sleep(10);
     }
     gateway.readyMs = performance.now() - spawnedAt;
@@ -98,8 +100,6 @@ export async function startGateway(sim: Simulator, extraEnv: Record<string, stri
     throw error;
   }
 }
-
-const commandOf = ([command, ...args]: string[]): [string, string[]] => [command!, args];
 
 async function checkAnswer(url: string, authorization: string, mode: Mode): Promise<void> {
   // a request the gateway never finishes must fail the run, not hang it
