@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import { reasonOf, StartupError } from '../core/startup-error.ts';
 import type { DialectName } from './dialect-name.ts';
@@ -14,6 +14,7 @@ import { budgetsMigration } from './migrations/007-budgets.ts';
 import { responsesMigration } from './migrations/008-responses.ts';
 import { responseItemsMigration } from './migrations/009-response-items.ts';
 import type { Database } from './schema.ts';
+import { SchemaScopedPostgresDialect } from './schema-introspector.ts';
 import { nodeSqliteDialect } from './sqlite-dialect.ts';
 
 export interface Store {
@@ -76,8 +77,13 @@ async function openPostgres(url: string) {
     const how = 'check that PostgreSQL runs there and the database and user exist, or set DATABASE_URL to one that does (or to sqlite:./data/modelgate.db for the embedded database)';
     throw new StartupError(`modelgate cannot connect to PostgreSQL at postgres://${where} (${reasonOf(error)}): ${how}.`);
   }
+  let migrationSchema: string;
   try {
     if (schema) await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    // without a schema parameter, the tables go where the user's search_path puts them
+    const current = schema ?? (await setup.query<{ name: string | null }>('select current_schema() as name')).rows[0]?.name;
+    if (!current) throw new StartupError(`modelgate has no schema to create its tables in at postgres://${where}: the user's search_path names none that exists; add ?schema=<name> to DATABASE_URL.`);
+    migrationSchema = current;
   } finally {
     await setup.end();
   }
@@ -91,10 +97,7 @@ async function openPostgres(url: string) {
   // write-behind retries), and the pool drops it when it is released. The next query reconnects.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  // Kysely's migrator looks for its bookkeeping tables in every schema unless told which one, and
-  // would then skip creating them here when another schema of the database has them
-  const migrationSchema = schema ?? (await sql<{ name: string }>`select current_schema() as name`.execute(db)).rows[0]?.name;
+  const db = new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool }, migrationSchema) });
   return { dialect: 'postgres' as const, db, describe: `postgres://${where}`, migrationSchema };
 }
 
@@ -111,14 +114,8 @@ async function migrate(store: Store, migrationSchema: string | undefined): Promi
     '009-response-items': responseItemsMigration(),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
+  // the migrator's bookkeeping tables live in the store's schema, beside the tables they describe
   const migrator = new Migrator({ db: store.db, provider, ...(migrationSchema && { migrationTableSchema: migrationSchema }) });
-  for (let attempt = 1; ; attempt++) {
-    const { error } = await migrator.migrateToLatest();
-    if (!error) return;
-    // Kysely's existence checks read the catalogue of every schema: a schema or table dropped by
-    // someone else at that instant fails the query ("… does not exist"). Migrating again is safe.
-    const code = (error as { code?: string }).code;
-    const otherSchemaDropped = store.dialect === 'postgres' && (code === '3F000' || code === '42P01');
-    if (!otherSchemaDropped || attempt >= 5) throw error instanceof Error ? error : new Error(String(error));
-  }
+  const { error } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
 }
