@@ -17,6 +17,8 @@ dc.subscribe('http.server.request.start', () => {
   open = { start: performance.now() };
   rows.push(open);
 });
+// imported as …preload.mjs?split: Fastify's handler start too (subscribing sends Fastify down its traced path, ~1 µs)
+if (new URL(import.meta.url).searchParams.has('split')) dc.subscribe('tracing:fastify.request.handler:start', () => mark('handler'));
 dc.subscribe('undici:request:create', () => mark('upstreamCreated'));
 dc.subscribe('undici:request:headers', () => mark('upstreamHeaders'));
 for (const method of ['write', 'end']) {

@@ -10,6 +10,7 @@
 // and the client's time to first body byte.
 //
 //   node bench/first-byte-stages.ts    FB_REQUESTS (default 200), FB_LATENCY (default 50 ms),
+//                                      FB_SPLIT=1 (the "in" stage's part up to Fastify's handler too),
 //                                      the bench's warm-up settings (BENCH_WARMUP_REQUESTS…)
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,9 +26,9 @@ import { createTmp, removeTmp, tmp } from './workspace.ts';
 import { warmUp } from './wrk.ts';
 
 const requests = numberEnv('FB_REQUESTS', 200);
-const PRELOAD = ['--import', join(BENCH, 'first-byte-stages-preload.mjs')];
+const PRELOAD = ['--import', `${join(BENCH, 'first-byte-stages-preload.mjs')}${process.env.FB_SPLIT === '1' ? '?split' : ''}`];
 
-type Marks = Partial<Record<'start' | 'upstreamCreated' | 'upstreamHeaders' | 'firstWrite' | 'end', number>>;
+type Marks = Partial<Record<'start' | 'handler' | 'upstreamCreated' | 'upstreamHeaders' | 'firstWrite' | 'end', number>>;
 
 interface Server {
   name: string;
@@ -102,7 +103,8 @@ try {
       process.stderr.write(`first-byte stages: ${name}…\n`);
       const { ttfb, marks } = await measure(server);
       const ms = (value: number) => `${value.toFixed(3)} ms`;
-      lines.push(`| ${name} | ${ms(median(ttfb))} | ${ms(stage(marks, 'start', 'upstreamCreated'))} | ${ms(stage(marks, 'upstreamHeaders', 'firstWrite'))} | ${ms(stage(marks, 'firstWrite', 'end'))} |`);
+      const split = marks.some((m) => m.handler !== undefined) ? ` (${ms(stage(marks, 'start', 'handler'))} to the handler)` : '';
+      lines.push(`| ${name} | ${ms(median(ttfb))} | ${ms(stage(marks, 'start', 'upstreamCreated'))}${split} | ${ms(stage(marks, 'upstreamHeaders', 'firstWrite'))} | ${ms(stage(marks, 'firstWrite', 'end'))} |`);
     } finally {
       await server.stop();
     }
