@@ -11,7 +11,7 @@
 //                                          (default: HEAD and the working tree); INSTR_REQUESTS
 //                                          (default 1500), INSTR_WARMUP (2500), the first of BENCH_MODES
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { startGateway, type GatewayProcess } from './gateway.ts';
@@ -77,16 +77,18 @@ async function measure(revision: string, n: number, sim: Awaited<ReturnType<type
       .sort((a, b) => a - b)
       .map((tid) => readFileSync(`/proc/${gateway.pid}/task/${tid}/comm`, 'utf8').trim());
     control('--dump', gateway.pid);
-    const first = `${out}.${gateway.pid}.1-01`;
-    for (let waited = 0; !existsSync(first); waited += 100) {
-      if (waited > 60_000) throw new Error(`callgrind wrote no dump for ${revision}`);
+    // one file per live thread, each complete once its totals line is written
+    const totals = new Map<number, number>();
+    for (let waited = 0; totals.size < names.length; waited += 100) {
+      if (waited > 60_000) throw new Error(`callgrind dumped ${totals.size} of ${names.length} threads for ${revision}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
+      for (const file of readdirSync(tmp).filter((f) => f.startsWith(`callgrind-${n}.${gateway.pid}.1-`))) {
+        const total = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(tmp, file), 'utf8'))?.[1];
+        if (total !== undefined) totals.set(Number(file.slice(file.lastIndexOf('-') + 1)), Number(total));
+      }
     }
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // every thread's file
     const byThread = new Map<string, number>();
-    for (const file of readdirSync(tmp).filter((f) => f.startsWith(`callgrind-${n}.${gateway.pid}.1-`))) {
-      const thread = Number(file.slice(file.lastIndexOf('-') + 1));
-      const total = Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(join(tmp, file), 'utf8'))?.[1] ?? 0);
+    for (const [thread, total] of totals) {
       const name = names[thread - 1] ?? `thread ${thread}`;
       byThread.set(name, (byThread.get(name) ?? 0) + total / requests);
     }
