@@ -19,7 +19,7 @@ import { requireTool, stop } from './processes.ts';
 import type { Mode } from './results.ts';
 import { startSimulator } from './servers.ts';
 import { BODIES, fail, modes, numberEnv, ROOT } from './settings.ts';
-import { createTmp, removeTmp, tmp } from './workspace.ts';
+import { createTmp, gatewayEntry, removeTmp, tmp } from './workspace.ts';
 
 const revisions = process.argv.length > 2 ? process.argv.slice(2) : ['HEAD', '.'];
 const requests = numberEnv('INSTR_REQUESTS', 1500);
@@ -66,7 +66,7 @@ const control = (command: string, pid: number) => execFileSync('callgrind_contro
 async function measure(revision: string, n: number, sim: Awaited<ReturnType<typeof startSimulator>>): Promise<Map<string, number>> {
   const out = join(tmp, `callgrind-${n}`);
   const prefix = ['valgrind', '--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${out}.%p`];
-  const gateway = await startGateway(sim, {}, true, { prefix, main: join(codeOf(revision, n), 'src', 'main.ts'), readyTimeoutMs: 600_000 });
+  const gateway = await startGateway(sim, {}, true, { prefix, main: gatewayEntry(codeOf(revision, n)), readyTimeoutMs: 600_000 });
   try {
     await send(gateway, warmup);
     control('--zero', gateway.pid);

@@ -5,7 +5,7 @@
 // CPU and what slows the chats down is the gateway relaying the batches. Alone and beside, twice
 // each, alternating; prints the chats' p50 / p90 / p99 / max.
 //
-//   BENCH_GATEWAY_MAIN=<path to src/main.ts>   another gateway (e.g. an older commit's export)
+//   BENCH_GATEWAY_MAIN=<path to src/start.mjs>   another gateway (e.g. an older commit's export)
 //   LARGE_ANSWER_VECTORS                        vectors per batch (default 256)
 //   LARGE_ANSWER_CHATS                          chats per measurement (default 400)
 import { createServer } from 'node:http';

@@ -1,7 +1,7 @@
 // `node bench/realtime.ts`: the realtime WebSocket relay against a direct connection to the
 // OpenAI-family simulator, on loopback.
 //
-// Layout (2 cores): the gateway alone on core 0 (`taskset -c 0 node src/main.ts`, logging, SQLite,
+// Layout (2 cores): the gateway alone on core 0 (`taskset -c 0 node src/start.mjs`, logging, SQLite,
 // auth and billing on, as in production); the simulator (this file with --simulator) and the
 // load driver (this process) on core 1. Without taskset everything shares the cores.
 //
@@ -22,7 +22,7 @@
 //   BENCH_RT_JSON          write the results as JSON to this path as well
 //   BENCH_RT_QUIET_WAIT    seconds to wait for other processes to go quiet before each run (default 120)
 //   BENCH_RT_NODE_ARGS     extra node flags for the gateway (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
-//   BENCH_RT_GATEWAY_MAIN  the gateway's entry point (default src/main.ts; `npm run bench` passes its BENCH_REF snapshot)
+//   BENCH_RT_GATEWAY_MAIN  the gateway's entry point (default src/start.mjs; `npm run bench` passes its BENCH_REF snapshot)
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,11 +33,12 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { adminCall, BENCH_ADMIN_TOKEN } from './admin-client.ts';
 import { freePort } from './machine.ts';
+import { gatewayEntry } from './workspace.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SIM_KEY = 'sk-bench-realtime-upstream';
 const MODEL = 'gpt-realtime';
-const GATEWAY_MAIN = process.env.BENCH_RT_GATEWAY_MAIN ?? join(ROOT, 'src/main.ts');
+const GATEWAY_MAIN = process.env.BENCH_RT_GATEWAY_MAIN ?? gatewayEntry(ROOT);
 
 function intEnv(name: string, fallback: number): number {
   const raw = process.env[name];

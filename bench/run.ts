@@ -1,6 +1,6 @@
 // `npm run bench`: the gateway against a direct call to the OpenAI-family simulator, on loopback.
 //
-// Layout (2 cores): the gateway alone on core 0 (`taskset -c 0 node src/main.ts`, with logging,
+// Layout (2 cores): the gateway alone on core 0 (`taskset -c 0 node src/start.mjs`, with logging,
 // SQLite, auth and billing on, as in production); the simulator (bench/simulator-process.ts),
 // the load generator (wrk, one thread) and the time-to-first-byte client on core 1.
 //

@@ -4,7 +4,7 @@
 // the longest stalls of the measured run are printed with the threads and frames that ran during
 // each. A stall with few samples in it is time the gateway was not on the core at all.
 //
-//   node bench/stall-trace.ts            AB_MODE json | stream, STALLS (how many to print, 12)
+//   node bench/stall-trace.ts            AB_MODE json | stream, AB_LATENCY (upstream ms, 50), STALLS (how many to print, 12)
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +21,7 @@ const mode = (process.env.AB_MODE ?? 'json') as Mode;
 // the stall log, and names for JIT-compiled frames (/tmp/perf-<pid>.map)
 gatewayNodeArgs.push(`--import=${BENCH}/stall-preload.mjs`, '--perf-basic-prof-only-functions', '--interpreted-frames-native-stack');
 createTmp();
-const sim = await startSimulator(50);
+const sim = await startSimulator(Number(process.env.AB_LATENCY ?? 50));
 mkdirSync(join(RESULTS, 'profiles'), { recursive: true });
 const out = join(RESULTS, 'profiles', 'stalls.data');
 try {

@@ -5,7 +5,7 @@
 // through and bridged to the OpenAI family.
 //
 // Layout (2 cores), as in bench/run.ts: the gateway alone on core 0 (`taskset -c 0 node
-// src/main.ts`, logging, SQLite, auth and billing on); simulators and wrk (one thread) on core 1.
+// src/start.mjs`, logging, SQLite, auth and billing on); simulators and wrk (one thread) on core 1.
 // Added latency = gateway p50/p99 − direct p50/p99 at the same connection count; CPU per request
 // = the gateway's utime+stime (/proc/<pid>/stat) over the measured run / requests completed.
 // Other processes' CPU during each run is reported (the machine may be shared). First, the relays
@@ -25,10 +25,11 @@ import { fileURLToPath } from 'node:url';
 import { adminCall, BENCH_ADMIN_TOKEN } from './admin-client.ts';
 import { freePort } from './machine.ts';
 import { runRelayMicro, type MicroResult } from './relay-micro.ts';
+import { gatewayEntry } from './workspace.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const LUA = join(ROOT, 'bench', 'translated-post.lua');
-const GATEWAY_MAIN = process.env.BENCH_TRANSLATED_GATEWAY_MAIN ?? join(ROOT, 'src', 'main.ts');
+const GATEWAY_MAIN = process.env.BENCH_TRANSLATED_GATEWAY_MAIN ?? gatewayEntry(ROOT);
 const durationS = Number(process.env.BENCH_DURATION ?? 10);
 const warmupS = Number(process.env.BENCH_WARMUP ?? 3);
 const connections = (process.env.BENCH_CONNECTIONS ?? '1,16').split(',').map(Number);

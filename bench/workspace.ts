@@ -3,7 +3,7 @@
 //
 // These are live bindings: only this module assigns them, every importer reads the current value.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BENCH, fail, gatewayMainEnv, keepTmp, ROOT } from './settings.ts';
@@ -12,8 +12,17 @@ import { BENCH, fail, gatewayMainEnv, keepTmp, ROOT } from './settings.ts';
 export let tmp = '';
 /** where the processes' code comes from: the working tree, or the snapshot of BENCH_REF */
 export let codeRoot = ROOT;
+/**
+ * The entry point `npm start` runs in a tree: src/start.mjs (compile cache on before any
+ * TypeScript loads), or src/main.ts in a revision older than it.
+ */
+export function gatewayEntry(root: string): string {
+  const start = join(root, 'src', 'start.mjs');
+  return existsSync(start) ? start : join(root, 'src', 'main.ts');
+}
+
 /** the gateway's entry point; another one only for A/B experiments on a patched copy */
-export let gatewayMain = resolve(ROOT, gatewayMainEnv ?? 'src/main.ts');
+export let gatewayMain = gatewayMainEnv ? resolve(ROOT, gatewayMainEnv) : gatewayEntry(ROOT);
 
 export function createTmp(): void {
   tmp = mkdtempSync(join(tmpdir(), 'modelgate-bench-'));
@@ -46,6 +55,6 @@ export function snapshot(ref: string): string {
   // the simulators are the instrument, not the code measured: the working tree's, for every revision
   symlinkSync(join(ROOT, 'simulators'), join(dir, 'simulators'));
   codeRoot = dir;
-  if (!gatewayMainEnv) gatewayMain = join(dir, 'src', 'main.ts');
+  if (!gatewayMainEnv) gatewayMain = gatewayEntry(dir);
   return commit;
 }

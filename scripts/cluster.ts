@@ -62,7 +62,7 @@ function start(index: number): Instance {
   if (!publicBaseUrl) delete env.PUBLIC_BASE_URL;
   // the demo's simulators live inside one process: only the first instance may run them
   if (index > 0) env.MODELGATE_DEMO = 'off';
-  const child = spawn(process.execPath, ['--max-semi-space-size=8', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--max-semi-space-size=8', 'src/start.mjs'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const listening = new Promise<string>((resolve, reject) => {
     const prefix = `[${index}] `;
     for (const stream of [child.stdout!, child.stderr!]) {

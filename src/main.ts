@@ -3,9 +3,10 @@ import { setFlagsFromString } from 'node:v8';
 
 // Compiled code and type-stripped sources kept on disk (os.tmpdir()/node-compile-cache, keyed by
 // each file's content; NODE_DISABLE_COMPILE_CACHE=1 turns it off): every start after the first
-// skips stripping and compiling ~1,700 modules (CPU to ready ~650 → ~420 ms). It covers only
+// skips stripping and compiling ~1,300 modules (CPU to ready ~650 → ~420 ms). It covers only
 // modules loaded after this call: the gateway's are imported below, in the order their static
-// imports had (this file itself is still stripped, so the stripper's memory stays).
+// imports had. `npm start` enters through src/start.mjs, which turns it on before this file loads
+// (so the type stripper is never loaded); started as `node src/main.ts`, it is turned on here.
 enableCompileCache();
 
 // V8 collects the old generation again once it has grown by a factor it derives from GC speed

@@ -8,9 +8,9 @@ import { after, test } from 'node:test';
 const dir = mkdtempSync(join(tmpdir(), 'modelgate-start-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** What a new user does: `npm start` on an empty database, then the printed curl. */
+/** What a new user does: `npm start` (its entry, src/start.mjs) on an empty database, then the printed curl. */
 test('the gateway starts in demo mode, answers the printed request, and stops cleanly on SIGTERM', async (t) => {
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const child = spawn(process.execPath, ['src/start.mjs'], {
     env: { ...process.env, PORT: '0', DATABASE_URL: `sqlite:${join(dir, 'modelgate.db')}`, MODELGATE_DEMO: 'auto', MODELGATE_MEDIA_DIR: join(dir, 'media'), LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -49,7 +49,7 @@ export function inPlaceFlusher(db: Kysely<Database>): Flusher {
 const FLUSH_WORKER_LIMITS = { maxYoungGenerationSizeMb: 4 };
 
 /**
- * The worker's environment: the main thread's compile cache named in it (src/main.ts turns the
+ * The worker's environment: the main thread's compile cache named in it (src/start.mjs turns the
  * cache on; a worker does not inherit it). Its .ts files then load from the cache, and the type
  * stripper — ~12 MB of the thread's memory, its WebAssembly heap — is never loaded in it; only the
  * first start after a change to one of them strips (and fills the cache).
