@@ -1,7 +1,7 @@
-import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../core/errors.ts';
+import { STATUS_REASONS } from '../core/status-reasons.ts';
 import { fallbackDialect } from '../dialects/registry.ts';
 import { errorDialectFor } from './error-envelope.ts';
 
@@ -39,7 +39,7 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
   );
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_REASONS[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(error);

@@ -1,9 +1,10 @@
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { GatewayError, invalidRequest, notFound, serverError } from '../core/errors.ts';
 import { newRequestId } from '../core/ids.ts';
+import { STATUS_REASONS } from '../core/status-reasons.ts';
 import { openaiErrorDialect } from '../dialects/openai/error-envelope.ts';
 import { chooseProtocol } from '../dialects/openai/realtime-handshake.ts';
 import type { RealtimeDeps } from './deps.ts';
@@ -125,7 +126,7 @@ function refuse(deps: RealtimeDeps, socket: Duplex, error: GatewayError, correla
   if (socket.destroyed || !socket.writable) return;
   const body = JSON.stringify(openaiErrorDialect.render(error));
   const lines = [
-    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}`,
+    `HTTP/1.1 ${error.status} ${STATUS_REASONS[error.status] ?? 'Error'}`,
     'Content-Type: application/json',
     `Content-Length: ${Buffer.byteLength(body)}`,
     `x-request-id: ${correlationId}`,

@@ -38,6 +38,8 @@ describe('refusals before routing come in the gateway envelope', () => {
   test('headers past 16 KiB: 431 in the OpenAI envelope, naming the limit', async () => {
     const response = await fetch(`${tg.origin}/admin/usage?model=${'m'.repeat(20_000)}`, { headers: { authorization: 'Bearer x' } });
     assert.equal(response.status, 431);
+    // written to the socket by hand: the status line carries Node's reason phrase
+    assert.equal(response.statusText, 'Request Header Fields Too Large');
     const body = (await response.json()) as { error: { message: string; type: string; param: unknown; code: string } };
     assert.equal(body.error.code, 'headers_too_large');
     assert.equal(body.error.param, null);
