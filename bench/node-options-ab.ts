@@ -3,12 +3,14 @@
 // 2 s after the two check requests, then the warm-up and one measured run at 64 connections
 // against the 50 ms upstream (bench/wrk.ts), and its peak RSS (VmHWM) and CPU per request.
 //
-//   AB_VARIANTS  JSON list of { "name", "args": node options, "env": extra environment }, e.g.
+//   AB_VARIANTS  JSON list of { "name", "args": node options, "env": extra environment, "main"?: an
+//                entry point other than the bench's (an older commit's export, say) }, e.g.
 //                '[{"name":"V8 growth","args":["--max-semi-space-size=8","--heap-growing-percent=0"],"env":{}},
 //                  {"name":"as shipped","args":["--max-semi-space-size=8"],"env":{}}]'
 //   AB_ROUNDS    rounds of all variants in turn (default 3); AB_MODE json | stream (default json)
 //   AB_LATENCY   the upstream latency in ms (default 50)
 // The bench's own settings apply (BENCH_QUICK, BENCH_DURATION, BENCH_WARMUP_REQUESTS…).
+import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gcDelta, gcTotals, startGateway } from './gateway.ts';
 import { statusMb } from './machine.ts';
@@ -23,6 +25,7 @@ interface Variant {
   name: string;
   args: string[];
   env: Record<string, string>;
+  main?: string;
 }
 
 const variants = JSON.parse(process.env.AB_VARIANTS ?? '[]') as Variant[];
@@ -37,7 +40,7 @@ try {
     for (const variant of variants) {
       // startGateway reads the node options from this list
       gatewayNodeArgs.splice(0, gatewayNodeArgs.length, ...variant.args);
-      const gateway = await startGateway(sim, variant.env);
+      const gateway = await startGateway(sim, variant.env, true, variant.main ? { main: resolve(variant.main) } : {});
       try {
         await sleep(2000);
         const idle = statusMb(gateway.pid, 'VmRSS');

@@ -1,5 +1,5 @@
 // Deterministic reply text and token arithmetic shared by every family's simulator.
-import { decode, encode } from 'gpt-tokenizer';
+import { o200k } from '../../src/core/tokens/o200k.ts';
 
 // Prompts are user data: text that looks like a special token (e.g. "<|endoftext|>") is plain text.
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
@@ -8,13 +8,13 @@ const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 const FILLER_WORDS = 'this simulated reply says héllo 世界 🙂 and keeps going with deterministic words until the stream is long enough'.split(' ');
 
 export function countTokens(text: string): number {
-  return text === '' ? 0 : encode(text, PLAIN_TEXT).length;
+  return text === '' ? 0 : o200k().encode(text, PLAIN_TEXT).length;
 }
 
 /** Text of token ids; undefined when an id is outside the vocabulary. */
 export function decodeTokens(tokens: readonly number[]): string | undefined {
   try {
-    return decode(tokens);
+    return o200k().decode(tokens);
   } catch {
     return undefined;
   }
@@ -62,16 +62,16 @@ export function finishText(fullText: string, stop: readonly string[], maxTokens:
     const at = sequence === '' ? -1 : text.indexOf(sequence);
     if (at >= 0) text = text.slice(0, at);
   }
-  const tokens = encode(text, PLAIN_TEXT);
+  const tokens = o200k().encode(text, PLAIN_TEXT);
   if (maxTokens === undefined || tokens.length <= maxTokens) {
     return { text, tokens: tokens.length, finishReason: 'stop' };
   }
   // Drop tokens that would end inside a multi-byte character rather than emit U+FFFD.
   let kept = maxTokens;
-  let truncated = decode(tokens.slice(0, kept));
+  let truncated = o200k().decode(tokens.slice(0, kept));
   while (kept > 0 && truncated.endsWith('\uFFFD') && !text.startsWith(truncated)) {
     kept--;
-    truncated = decode(tokens.slice(0, kept));
+    truncated = o200k().decode(tokens.slice(0, kept));
   }
   return { text: truncated, tokens: kept, finishReason: 'length' };
 }

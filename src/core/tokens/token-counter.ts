@@ -1,15 +1,14 @@
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { o200k } from './o200k.ts';
 
 /**
- * gpt-tokenizer's o200k tables take ~0.8 s of CPU and ~16 MB of heap to build: they are built by
- * the first count (the first chat request, ~0.3 s on an idle core), not at import, where they were
- * a third of the start-up. Its ESM build is required by path (require() of an ES module is
- * synchronous): the module the simulators' `import 'gpt-tokenizer'` loads, one copy of the tables.
+ * The o200k tables take ~0.4 s of CPU and ~20 MB of heap to build: they are built by the first
+ * count (src/core/tokens/o200k.ts), not at import, where they were a third of the start-up. A
+ * plain chat whose vendor reports usage never needs them; a prompt charged for a client that left
+ * before the answer does.
  */
 let countTokens: ((text: string) => number) | undefined;
 export function tokenizer(): (text: string) => number {
-  countTokens ??= (createRequire(import.meta.url)(fileURLToPath(import.meta.resolve('gpt-tokenizer'))) as { countTokens: (text: string) => number }).countTokens;
+  countTokens ??= o200k().countTokens;
   return countTokens;
 }
 

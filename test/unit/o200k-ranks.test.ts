@@ -1,0 +1,26 @@
+// The o200k tables are built from the package's tiktoken file (src/core/tokens/o200k.ts): they
+// must be exactly what gpt-tokenizer's own module holds, and count as its countTokens counts.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { countTokens } from 'gpt-tokenizer';
+import packaged from 'gpt-tokenizer/bpeRanks/o200k_base';
+import { o200k, readRanks } from '../../src/core/tokens/o200k.ts';
+
+test("the ranks read from data/o200k_base.tiktoken are the package module's, rank for rank", () => {
+  const ranks = readRanks(readFileSync(fileURLToPath(import.meta.resolve('gpt-tokenizer/data/o200k_base.tiktoken')), 'latin1'));
+  assert.equal(ranks.length, packaged.length);
+  assert.ok(ranks.some((value) => Array.isArray(value)), 'byte sequences that are not UTF-8 stay bytes');
+  assert.deepEqual(ranks, packaged);
+});
+
+test('a rank file with a gap or a token that is not UTF-8', () => {
+  // "IQ==" = "!", "/w==" = 0xff (not UTF-8), rank 3 has no token
+  assert.deepEqual(readRanks('IQ== 0\n/w== 1\nIiM= 2\nJA== 4\n'), ['!', [0xff], '"#', '', '$']);
+});
+
+test('counts as gpt-tokenizer counts: its test plans, and text with special-token look-alikes', () => {
+  const lines = readFileSync(fileURLToPath(import.meta.resolve('gpt-tokenizer/data/TestPlans.txt')), 'utf8').split('\n');
+  for (const line of [...lines, 'héllo 世界 🙂', 'a\u0000b', ' '.repeat(40)]) assert.equal(o200k().countTokens(line), countTokens(line), line);
+});
