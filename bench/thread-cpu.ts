@@ -1,8 +1,9 @@
 // Where a loaded gateway's CPU goes, by thread: each thread's utime + stime from
 // /proc/<pid>/task/<tid>/stat over one measured run at 64 connections against the 50 ms upstream
-// (the gateway is pinned to one core: its threads share it).
+// (the gateway is pinned to one core: its threads share it), after the bench's warm-up.
 //
-//   node bench/thread-cpu.ts            AB_MODE json | stream (default json)
+//   node bench/thread-cpu.ts            AB_MODE json | stream (default json), AB_LATENCY (upstream
+//                                       ms, 50), AB_CONNECTIONS (the measured run's, 64)
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { gcDelta, gcTotals, startGateway } from './gateway.ts';
@@ -14,6 +15,7 @@ import { measuredRun, warmUp } from './wrk.ts';
 
 const mode = (process.env.AB_MODE ?? 'json') as Mode;
 const TICK_US = 10_000;
+const connections = Number(process.env.AB_CONNECTIONS ?? 64);
 
 function switches(pid: number): Map<string, number> {
   const out = new Map<string, number>();
@@ -61,7 +63,7 @@ try {
     const before = threads(gateway.pid);
     const switches0 = switches(gateway.pid);
     const gc0 = await gcTotals(gateway.origin);
-    const run = await measuredRun(gateway.chatUrl, gateway.authorization, mode, 64, sim, gateway.pid);
+    const run = await measuredRun(gateway.chatUrl, gateway.authorization, mode, connections, sim, gateway.pid);
     const gc = gcDelta(gc0, await gcTotals(gateway.origin));
     const after = threads(gateway.pid);
     const switches1 = switches(gateway.pid);
