@@ -3,9 +3,9 @@
 // whole (MODELGATE_MAX_UPLOAD_TOTAL_BYTES) and refused with 413 naming the rule, leaving nothing in
 // MODELGATE_UPLOAD_DIR; a key that may not spend is refused before a byte is spooled.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { makeAudio } from '../../simulators/_kit/media/audio.ts';
 import { startMediaGateway, type MediaGateway } from '../helpers/media.ts';
@@ -18,7 +18,10 @@ before(async () => {
     env: { MODELGATE_UPLOAD_DIR: uploadDir, MODELGATE_MAX_UPLOAD_BYTES: String(200 * 1024), MODELGATE_MAX_UPLOAD_TOTAL_BYTES: String(300 * 1024) },
   });
 });
-after(async () => mg.closeAll());
+after(async () => {
+  await mg.closeAll();
+  rmSync(dirname(uploadDir), { recursive: true, force: true });
+});
 
 const WAV = makeAudio('wav', 3.2); // 153 644 bytes: under the per-file limit, two of them over the total
 const transcriptions = () => mg.sim!.requests.filter((r) => r.path === '/v1/audio/transcriptions').length;

@@ -1,7 +1,7 @@
 // Units of the media machinery: pricing by meter, link signatures, the multipart writer (read
 // back by the simulators' parser), and the duration measurement of the simulators' files.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -53,8 +53,9 @@ describe('LinkSigner', () => {
 });
 
 describe('multipartBody', () => {
-  test('fields and files (from disk and from memory) read back exactly; the announced length is the real one', async () => {
+  test('fields and files (from disk and from memory) read back exactly; the announced length is the real one', async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'modelgate-mp-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
     const onDisk = Buffer.from(Array.from({ length: 70_000 }, (_, i) => i % 251));
     writeFileSync(join(dir, 'a.bin'), onDisk);
     const form = multipartBody(
@@ -84,8 +85,9 @@ describe('multipartBody', () => {
 });
 
 describe('duration measurement', () => {
-  test('files of each audio container are measured; an unreadable file is null, not a guess', async () => {
+  test('files of each audio container are measured; an unreadable file is null, not a guess', async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'modelgate-dur-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
     for (const [format, ext] of [['wav', 'wav'], ['mp3', 'mp3'], ['flac', 'flac'], ['opus', 'ogg']] as const) {
       const path = join(dir, `a.${ext}`);
       writeFileSync(path, makeAudio(format, 5));
