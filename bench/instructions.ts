@@ -83,8 +83,10 @@ async function measure(revision: string, n: number, sim: Awaited<ReturnType<type
       if (waited > 60_000) throw new Error(`callgrind dumped ${totals.size} of ${names.length} threads for ${revision}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
       for (const file of readdirSync(tmp).filter((f) => f.startsWith(`callgrind-${n}.${gateway.pid}.1-`))) {
+        const thread = Number(file.slice(file.lastIndexOf('-') + 1));
+        if (totals.has(thread)) continue; // complete already: not read again
         const total = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(tmp, file), 'utf8'))?.[1];
-        if (total !== undefined) totals.set(Number(file.slice(file.lastIndexOf('-') + 1)), Number(total));
+        if (total !== undefined) totals.set(thread, Number(total));
       }
     }
     const byThread = new Map<string, number>();

@@ -20,6 +20,11 @@ test('a rank file with a gap or a token that is not UTF-8', () => {
   assert.deepEqual(readRanks('IQ== 0\n/w== 1\nIiM= 2\nJA== 4\n'), ['!', [0xff], '"#', '', '$']);
 });
 
+test('a token longer than the decode buffer is read whole; a line without a rank is skipped', () => {
+  const long = 'x'.repeat(3000);
+  assert.deepEqual(readRanks(`IQ== 0\nnot a rank line\n${Buffer.from(long).toString('base64')} 1\n`), ['!', long]);
+});
+
 test('counts as gpt-tokenizer counts: its test plans, and text with special-token look-alikes', () => {
   const lines = readFileSync(fileURLToPath(import.meta.resolve('gpt-tokenizer/data/TestPlans.txt')), 'utf8').split('\n');
   for (const line of [...lines, 'héllo 世界 🙂', 'a\u0000b', ' '.repeat(40)]) assert.equal(o200k().countTokens(line), countTokens(line), line);

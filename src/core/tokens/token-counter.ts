@@ -1,16 +1,12 @@
 import { o200k } from './o200k.ts';
 
 /**
- * The o200k tables take ~0.4 s of CPU and ~20 MB of heap to build: they are built by the first
+ * The o200k tables take ~0.3 s of CPU and ~20 MB of heap to build: they are built by the first
  * count (src/core/tokens/o200k.ts), not at import, where they were a third of the start-up. A
  * plain chat whose vendor reports usage never needs them; a prompt charged for a client that left
  * before the answer does.
  */
-let countTokens: ((text: string) => number) | undefined;
-export function tokenizer(): (text: string) => number {
-  countTokens ??= o200k().countTokens;
-  return countTokens;
-}
+export const tokenizer = (): ((text: string) => number) => o200k().countTokens;
 
 /** Counts the tokens of one text; the dialects' prompt walkers take one so that the counting can be done elsewhere. */
 export type TextCounter = (text: string) => number;
