@@ -10,8 +10,8 @@
 //   node bench/instructions.ts [rev ...]   git revisions to compare, "." for the working tree
 //                                          (default: HEAD and the working tree); INSTR_REQUESTS
 //                                          (default 1500), INSTR_WARMUP (2500), the first of BENCH_MODES
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { startGateway, type GatewayProcess } from './gateway.ts';
@@ -19,7 +19,7 @@ import { requireTool, stop } from './processes.ts';
 import type { Mode } from './results.ts';
 import { startSimulator } from './servers.ts';
 import { BODIES, fail, modes, numberEnv, ROOT } from './settings.ts';
-import { createTmp, gatewayEntry, removeTmp, tmp } from './workspace.ts';
+import { createTmp, exportRevision, gatewayEntry, removeTmp, tmp } from './workspace.ts';
 
 const revisions = process.argv.length > 2 ? process.argv.slice(2) : ['HEAD', '.'];
 const requests = numberEnv('INSTR_REQUESTS', 1500);
@@ -29,14 +29,11 @@ const CONNECTIONS = 8;
 
 requireTool('valgrind', 'sudo apt-get install -y valgrind');
 
-/** The revision's src/ and package.json in a folder of the run (node_modules linked); "." is the working tree. */
+/** The revision exported into a folder of the run (exportRevision); "." is the working tree. */
 function codeOf(revision: string, n: number): string {
   if (revision === '.') return ROOT;
   const dir = join(tmp, `rev-${n}`);
-  mkdirSync(dir);
-  const archive = spawnSync('sh', ['-c', 'git archive "$1" src package.json | tar -x -C "$2"', 'sh', revision, dir], { cwd: ROOT, encoding: 'utf8' });
-  if (archive.status !== 0) fail(`could not export ${revision}: ${archive.stderr}`);
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  exportRevision(revision, dir);
   return dir;
 }
 

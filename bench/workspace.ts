@@ -14,11 +14,31 @@ export let tmp = '';
 export let codeRoot = ROOT;
 /**
  * The entry point `npm start` runs in a tree: src/start.mjs (compile cache on before any
- * TypeScript loads), or src/main.ts in a revision older than it.
+ * TypeScript loads), or src/main.ts in a revision older than it. Where the tree has a server
+ * bundle (src/server-bundle.mjs), it is built first when missing or stale, as `npm start` does:
+ * the bench measures what `npm start` runs.
  */
 export function gatewayEntry(root: string): string {
   const start = join(root, 'src', 'start.mjs');
-  return existsSync(start) ? start : join(root, 'src', 'main.ts');
+  if (!existsSync(start)) return join(root, 'src', 'main.ts');
+  if (existsSync(join(root, 'src', 'server-bundle.mjs'))) {
+    const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-server.ts'), '--if-stale', '--root', root], { encoding: 'utf8' });
+    if (build.status !== 0) fail(`could not build the server bundle of ${root}: ${build.stderr}`);
+  }
+  return start;
+}
+
+/**
+ * Exports `src/`, `package.json` and the lock file of a revision into `dir`, with node_modules and
+ * the working tree's simulators linked beside them (the simulators are the instrument, not the
+ * code measured: the working tree's, for every revision).
+ */
+export function exportRevision(commit: string, dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const archive = spawnSync('sh', ['-c', 'git archive "$1" src package.json package-lock.json | tar -x -C "$2"', 'sh', commit, dir], { cwd: ROOT, encoding: 'utf8' });
+  if (archive.status !== 0) fail(`could not export ${commit}: ${archive.stderr}`);
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  symlinkSync(join(ROOT, 'simulators'), join(dir, 'simulators'));
 }
 
 /** the gateway's entry point; another one only for A/B experiments on a patched copy */
@@ -38,22 +58,18 @@ export function git(args: string[]): string {
 }
 
 /**
- * Exports `src/` and `package.json` of a revision into the temporary directory (the benchmark's
- * own files and the simulators from the working tree beside them, node_modules linked), so that a tree other people
- * are editing cannot change the code halfway through a run. Returns the commit.
+ * Exports a revision into the temporary directory (exportRevision, with the working tree's bench
+ * scripts beside it), so that a tree other people are editing cannot change the code halfway
+ * through a run. Returns the commit.
  */
 export function snapshot(ref: string): string {
   const commit = git(['rev-parse', '--verify', `${ref}^{commit}`]);
   if (!commit) fail(`BENCH_REF: unknown revision "${ref}"`);
   const dir = join(tmp, 'code');
-  mkdirSync(join(dir, 'bench'), { recursive: true });
-  const archive = spawnSync('sh', ['-c', 'git archive "$1" src package.json | tar -x -C "$2"', 'sh', commit, dir], { cwd: ROOT, encoding: 'utf8' });
-  if (archive.status !== 0) fail(`could not export ${ref}: ${archive.stderr}`);
+  exportRevision(commit, dir);
   // every script of the working tree's bench (the relays and clients it starts from there import their neighbours)
+  mkdirSync(join(dir, 'bench'));
   for (const file of readdirSync(BENCH)) if (/\.(ts|mjs)$/.test(file)) copyFileSync(join(BENCH, file), join(dir, 'bench', file));
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  // the simulators are the instrument, not the code measured: the working tree's, for every revision
-  symlinkSync(join(ROOT, 'simulators'), join(dir, 'simulators'));
   codeRoot = dir;
   if (!gatewayMainEnv) gatewayMain = gatewayEntry(dir);
   return commit;

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { workerModule } from '../core/worker-module.ts';
 import type { OffLoopCounter } from '../core/contracts/token-counter.ts';
 import { BYTE_BOUND_CHARS, byteBound, countTextTokens, tokenizerUse, type TextCounter } from '../core/tokens/token-counter.ts';
 
@@ -68,7 +69,7 @@ class TokenThread {
   }
 
   private start(): Worker {
-    const worker = new Worker(new URL('./token-worker.ts', import.meta.url), { execArgv: [] });
+    const worker = new Worker(workerModule('token-worker', import.meta.url), { execArgv: [] });
     worker.unref();
     worker.on('message', (message: { id: number; counts: number[] }) => {
       const job = this.pending.get(message.id);

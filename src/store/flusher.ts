@@ -1,6 +1,7 @@
 import { getCompileCacheDir } from 'node:module';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { workerModule } from '../core/worker-module.ts';
 import type { Kysely } from 'kysely';
 import type { Store } from './database.ts';
 import { flushIsolating, type FlushOutcome } from './flush-isolation.ts';
@@ -108,7 +109,7 @@ class WorkerFlusher implements Flusher {
   private start(statements: FlushStatements): Worker {
     const workerData: FlushWorkerData = { path: this.path, statements };
     const env = workerEnv();
-    const worker = new Worker(new URL('./flush-worker.ts', import.meta.url), { workerData, resourceLimits: FLUSH_WORKER_LIMITS, ...(env && { env }) });
+    const worker = new Worker(workerModule('flush-worker', import.meta.url), { workerData, resourceLimits: FLUSH_WORKER_LIMITS, ...(env && { env }) });
     worker.unref();
     worker.on('message', (reply: FlushReply) => {
       const waiter = this.pending.get(reply.id);

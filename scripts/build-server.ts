@@ -1,0 +1,74 @@
+// Builds the gateway into dist/server: main.mjs and each worker thread's module, their shared and
+// lazily imported code in content-named chunks beside them, and inputs.json, what they were built
+// from. src/start.mjs runs the bundle while it is fresh (src/server-bundle.mjs). Run by
+// `npm install`/`npm ci` ("prepare") and by `npm start` when the bundle is missing or stale;
+// without rolldown (an install that omitted dev dependencies) it says so and the gateway starts
+// from the sources.
+//
+//   node scripts/build-server.ts [--if-stale] [--root <dir>]     (root: another tree, the bench's snapshot)
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { bundleDir, bundleIsFresh, manifestPath, ROOT } from '../src/server-bundle.mjs';
+
+const argRoot = process.argv.indexOf('--root');
+const root = argRoot > 0 ? resolve(process.argv[argRoot + 1]!) : ROOT;
+if (process.argv.includes('--if-stale') && bundleIsFresh(root)) process.exit(0);
+
+/** The files a thread starts from, by the module each one is built from. */
+const ENTRIES: Record<string, string> = {
+  main: 'src/main.ts',
+  'flush-worker': 'src/store/flush-worker.ts',
+  'token-worker': 'src/pipeline/token-worker.ts',
+};
+
+let rolldown: typeof import('rolldown');
+try {
+  rolldown = await import('rolldown');
+} catch {
+  console.warn('modelgate: rolldown is not installed (dev dependencies omitted?), so the gateway will start from its sources. Run "npm install" then "npm run build:server".');
+  process.exit(0);
+}
+
+const startedAt = Date.now();
+const out = bundleDir(root);
+mkdirSync(out, { recursive: true });
+// built beside, then moved in: a gateway starting meanwhile never reads half a file
+const staging = mkdtempSync(join(root, 'dist', '.server-'));
+const inputs = new Set<string>();
+const written: string[] = [];
+try {
+  const { output } = await rolldown.build({
+    input: Object.fromEntries(Object.entries(ENTRIES).map(([name, entry]) => [name, join(root, entry)])),
+    platform: 'node',
+    logLevel: 'warn',
+    output: { dir: staging, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: 'chunk-[name]-[hash].mjs' },
+  });
+  for (const chunk of output) {
+    if (chunk.type !== 'chunk') continue;
+    written.push(chunk.fileName);
+    for (const id of chunk.moduleIds) if (!id.includes('/node_modules/') && !id.startsWith('\0')) inputs.add(id);
+  }
+  // chunks first, the entries that import them last
+  const isEntry = (file: string) => file.slice(0, -'.mjs'.length) in ENTRIES;
+  for (const file of [...written.filter((f) => !isEntry(f)), ...written.filter(isEntry)]) renameSync(join(staging, file), join(out, file));
+} finally {
+  rmSync(staging, { recursive: true, force: true });
+}
+
+// the dependencies are in the bundle: a new lock file makes it stale as an edited source does
+const files = [...inputs, join(root, 'package-lock.json')].map((file) => {
+  const stat = statSync(file);
+  return [relative(root, file), stat.mtimeMs, stat.size] as const;
+});
+const editedMeanwhile = files.filter(([, mtimeMs]) => mtimeMs >= startedAt).map(([path]) => path);
+rmSync(manifestPath(root), { force: true });
+if (editedMeanwhile.length > 0) {
+  console.warn(`modelgate: ${editedMeanwhile.join(', ')} changed during the build: the bundle is left stale (run "npm run build:server" again)`);
+  process.exit(0);
+}
+writeFileSync(`${manifestPath(root)}.tmp`, `${JSON.stringify({ files })}\n`);
+renameSync(`${manifestPath(root)}.tmp`, manifestPath(root));
+// An older build's chunks go. Chunks are named by their content, so a gateway still running an
+// older build finds those it may import late (the audio parsers, dependencies' code) unless they changed.
+for (const file of readdirSync(out)) if (file.endsWith('.mjs') && !written.includes(file)) rmSync(join(out, file));
+console.log(`modelgate: server bundle built into ${relative(process.cwd(), out) || '.'} (${files.length} source files, ${written.length} files, ${Date.now() - startedAt} ms)`);

@@ -1,0 +1,96 @@
+// The server bundle (scripts/build-server.ts, src/server-bundle.mjs): `npm start` runs it while it
+// is the sources' build, and it behaves as the sources do — worker threads and lazily loaded code included.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { Worker } from 'node:worker_threads';
+import { countTextTokens } from '../src/core/tokens/token-counter.ts';
+import { bundleDir, bundleIsFresh, manifestPath } from '../src/server-bundle.mjs';
+
+const dir = mkdtempSync(join(tmpdir(), 'modelgate-bundle-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+test('a bundle is fresh while every file it was built from keeps its size and modification time', () => {
+  const root = join(dir, 'tree');
+  mkdirSync(join(root, 'src'), { recursive: true });
+  mkdirSync(bundleDir(root), { recursive: true });
+  assert.equal(bundleIsFresh(root), false, 'no manifest: not built');
+  const source = join(root, 'src', 'a.ts');
+  writeFileSync(source, 'export const a = 1;\n');
+  utimesSync(source, 1_700_000_000, 1_700_000_000);
+  writeFileSync(manifestPath(root), JSON.stringify({ files: [['src/a.ts', 1_700_000_000_000, 20]] }));
+  assert.equal(bundleIsFresh(root), true);
+
+  writeFileSync(source, 'export const a = 2;\n'); // same size, a new time: an edit
+  assert.equal(bundleIsFresh(root), false, 'an edited source');
+  utimesSync(source, 1_700_000_000, 1_700_000_000);
+  assert.equal(bundleIsFresh(root), true);
+  writeFileSync(manifestPath(root), JSON.stringify({ files: [['src/a.ts', 1_700_000_000_000, 21]] }));
+  assert.equal(bundleIsFresh(root), false, 'another size');
+  writeFileSync(manifestPath(root), JSON.stringify({ files: [['src/gone.ts', 1_700_000_000_000, 20]] }));
+  assert.equal(bundleIsFresh(root), false, 'a source that is gone');
+  writeFileSync(manifestPath(root), '{"files":[]}');
+  assert.equal(bundleIsFresh(root), false, 'an empty manifest');
+  writeFileSync(manifestPath(root), 'not json');
+  assert.equal(bundleIsFresh(root), false, 'a broken manifest');
+});
+
+test('npm start runs the bundle: it answers, counts a large prompt in its tokenizer thread, and its flush thread writes the ledger', async (t) => {
+  const build = spawnSync(process.execPath, ['scripts/build-server.ts', '--if-stale'], { encoding: 'utf8' });
+  assert.equal(build.status, 0, build.stderr);
+  assert.equal(bundleIsFresh(), true, `the build left the bundle stale: ${build.stdout}${build.stderr}`);
+
+  // the tokenizer thread's module, as the bundle starts it, counts as the sources do
+  const texts = ['Hello, world!', 'héllo 世界 🙂 '.repeat(50), 'x'.repeat(1000)];
+  const worker = new Worker(join(bundleDir(), 'token-worker.mjs'));
+  t.after(() => worker.terminate());
+  worker.postMessage({ id: 1, texts });
+  const [reply] = (await once(worker, 'message')) as [{ id: number; counts: number[] }];
+  assert.deepEqual(reply, { id: 1, counts: texts.map(countTextTokens) });
+
+  const database = join(dir, 'modelgate.db');
+  const child = spawn(process.execPath, ['src/start.mjs'], {
+    env: { ...process.env, PORT: '0', DATABASE_URL: `sqlite:${database}`, MODELGATE_DEMO: 'auto', MODELGATE_MEDIA_DIR: join(dir, 'media'), LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  let output = '';
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const banner = new Promise<{ key: string; url: string }>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const key = /Demo key \(shown once\): (sk-[A-Za-z0-9]+)/.exec(output)?.[1];
+      const url = /curl (http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions)/.exec(output)?.[1];
+      if (key && url) resolve({ key, url });
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before the banner:\n${output}`)));
+  });
+  const { key, url } = await banner;
+  assert.match(output, /"code":"bundle"/, 'the listening line says the bundle runs');
+
+  const ask = (content: string) =>
+    fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }) });
+  const small = await ask('Hello!');
+  assert.equal(small.status, 200);
+  assert.match(((await small.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content, /Hello!/);
+  // past 16 KB the prompt is counted in the tokenizer thread (src/pipeline/off-loop-counter.ts)
+  const large = await ask('word '.repeat(8000));
+  assert.equal(large.status, 200);
+  await large.arrayBuffer();
+
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  assert.deepEqual(await exited, [0, null]);
+  assert.match(output, /"msg":"stopped"/);
+  const db = new DatabaseSync(database, { readOnly: true });
+  t.after(() => db.close());
+  const rows = db.prepare('SELECT count(*) AS n FROM usage_log').get() as { n: number };
+  assert.equal(rows.n, 2, 'both requests are in the usage log, written by the flush thread');
+});
