@@ -1,0 +1,80 @@
+// Where the gateway allocates, per request (issue 21: every byte allocated is young-generation GC
+// work on the event loop and V8's threads). The gateway from the sources (file names in the
+// report) with bench/alloc-sampling-preload.mjs, warmed up as the bench warms it, then V8's
+// sampling heap profiler over one measured wrk run at 64 connections: bytes per request by the
+// allocating function and by the gateway's own function nearest to it on the stack.
+//
+//   node bench/alloc-profile.ts     the first of BENCH_LATENCIES (default 50) and BENCH_MODES
+//                                   (default json); ALLOC_TOP rows (default 25)
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startGateway } from './gateway.ts';
+import { stop } from './processes.ts';
+import type { Mode } from './results.ts';
+import { startSimulator } from './servers.ts';
+import { BENCH, latencies, modes, numberEnv, ROOT } from './settings.ts';
+import { createTmp, removeTmp, tmp } from './workspace.ts';
+import { measuredRun, warmUp } from './wrk.ts';
+
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+}
+interface ProfileNode {
+  callFrame: CallFrame;
+  selfSize: number;
+  children: ProfileNode[];
+}
+
+const latency = latencies[0]!;
+const mode = (modes[0] ?? 'json') as Mode;
+const top = numberEnv('ALLOC_TOP', 25);
+
+createTmp();
+const profileFile = join(tmp, 'alloc-profile.json');
+const sim = await startSimulator(latency);
+try {
+  const gateway = await startGateway(sim, { NODE_OPTIONS: `--import=${join(BENCH, 'alloc-sampling-preload.mjs')}`, ALLOC_PROFILE_FILE: profileFile }, true, { main: join(ROOT, 'src', 'main.ts') });
+  try {
+    await warmUp(gateway.chatUrl, gateway.authorization, mode, 64);
+    gateway.child.kill('SIGWINCH');
+    const run = await measuredRun(gateway.chatUrl, gateway.authorization, mode, 64, sim, gateway.pid);
+    gateway.child.kill('SIGWINCH');
+    // the preload says when the profile is on disk (in the gateway's stderr file)
+    for (let i = 0; i < 200 && !readFileSync(join(tmp, 'gateway-1.stderr'), 'utf8').includes('alloc-profile written'); i++) await new Promise((r) => setTimeout(r, 50));
+    report(JSON.parse(readFileSync(profileFile, 'utf8')).head as ProfileNode, run.result.requests);
+  } finally {
+    await stop(gateway.child);
+  }
+} finally {
+  await stop(sim.child);
+  removeTmp();
+}
+
+function report(head: ProfileNode, requests: number): void {
+  const where = (f: CallFrame) => `${f.functionName || '(anonymous)'} ${f.url.replace(`file://${ROOT}/`, '').replace(/^.*node_modules\//, '')}:${f.lineNumber + 1}`;
+  const own = (f: CallFrame) => f.url.includes(`${ROOT}/src/`);
+  const bySelf = new Map<string, number>();
+  const byOwn = new Map<string, number>();
+  let total = 0;
+  const walk = (node: ProfileNode, nearestOwn: string) => {
+    const here = own(node.callFrame) ? where(node.callFrame) : nearestOwn;
+    if (node.selfSize > 0) {
+      total += node.selfSize;
+      const self = where(node.callFrame);
+      bySelf.set(self, (bySelf.get(self) ?? 0) + node.selfSize);
+      byOwn.set(here, (byOwn.get(here) ?? 0) + node.selfSize);
+    }
+    for (const child of node.children) walk(child, here);
+  };
+  walk(head, '(no gateway function on the stack)');
+  const table = (title: string, map: Map<string, number>) => {
+    console.log(`\n| ${title} | bytes per request |\n|---|--:|`);
+    for (const [name, bytes] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`| ${name} | ${(bytes / requests).toFixed(0)} |`);
+  };
+  console.log(`${latency} ms upstream, ${mode}, 64 connections: ${requests} requests, ${(total / requests).toFixed(0)} bytes allocated per request (sampled)`);
+  table('allocating function', bySelf);
+  table('nearest gateway function on the stack', byOwn);
+}
