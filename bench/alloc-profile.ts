@@ -14,7 +14,7 @@ import { stop } from './processes.ts';
 import type { Mode } from './results.ts';
 import { startSimulator } from './servers.ts';
 import { BENCH, latencies, modes, numberEnv, ROOT } from './settings.ts';
-import { createTmp, removeTmp, tmp } from './workspace.ts';
+import { codeRoot, createTmp, removeTmp, sourcesEntry, tmp } from './workspace.ts';
 import { measuredRun, warmUp } from './wrk.ts';
 
 interface CallFrame {
@@ -36,7 +36,7 @@ createTmp();
 const profileFile = join(tmp, 'alloc-profile.json');
 const sim = await startSimulator(latency);
 try {
-  const gateway = await startGateway(sim, { NODE_OPTIONS: `--import=${join(BENCH, 'alloc-sampling-preload.mjs')}`, ALLOC_PROFILE_FILE: profileFile }, true, { main: join(ROOT, 'src', 'main.ts') });
+  const gateway = await startGateway(sim, { NODE_OPTIONS: `--import=${join(BENCH, 'alloc-sampling-preload.mjs')}`, ALLOC_PROFILE_FILE: profileFile }, true, { main: sourcesEntry(codeRoot) });
   try {
     await warmUp(gateway.chatUrl, gateway.authorization, mode, 64);
     gateway.child.kill('SIGWINCH');

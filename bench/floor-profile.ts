@@ -19,7 +19,7 @@ import { stop } from './processes.ts';
 import type { Mode } from './results.ts';
 import { FLOOR_CLIENT_KEY, startFloorRelay, startPerf, startRelay, startSimulator } from './servers.ts';
 import { gatewayNodeArgs, latencies, modes, RESULTS, SIM_KEY } from './settings.ts';
-import { createTmp, removeTmp, tmp } from './workspace.ts';
+import { codeRoot, createTmp, removeTmp, sourcesEntry, tmp } from './workspace.ts';
 import { measuredRun, warmUp } from './wrk.ts';
 
 const CONNECTIONS = 64;
@@ -50,7 +50,8 @@ try {
   gatewayNodeArgs.push(...jitNaming(join(tmp, 'jit-gateway')));
   const relay = await startRelay(sim, 256, jitNaming(join(tmp, 'jit-relay')));
   const floor = await startFloorRelay(sim, tmp, 'floor-relay.ts', jitNaming(join(tmp, 'jit-floor')));
-  const gateway = await startGateway(sim);
+  // from the sources: the stages are told apart by file name, and the bundle's chunks mix many files
+  const gateway = await startGateway(sim, {}, true, { main: sourcesEntry(codeRoot) });
   const targets = [
     { name: 'relay', url: relay.chatUrl, auth: `Bearer ${SIM_KEY}`, process: relay },
     { name: 'floor', url: floor.chatUrl, auth: `Bearer ${FLOOR_CLIENT_KEY}`, process: floor },

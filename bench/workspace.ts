@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { BENCH, fail, gatewayMainEnv, keepTmp, ROOT } from './settings.ts';
+import { BENCH, fail, gatewayMainEnv, keepTmp, perf, ROOT } from './settings.ts';
 
 /** the run's temporary directory; '' until createTmp() */
 export let tmp = '';
@@ -16,11 +16,13 @@ export let codeRoot = ROOT;
  * The entry point `npm start` runs in a tree: src/start.mjs (compile cache on before any
  * TypeScript loads), or src/main.ts in a revision older than it. Where the tree has a server
  * bundle (src/server-bundle.mjs), it is built first when missing or stale, as `npm start` does:
- * the bench measures what `npm start` runs.
+ * the bench measures what `npm start` runs. Under BENCH_PERF=1 the sources run (src/main.ts):
+ * perf's samples are charged to stages by file name (perf-attribution.ts), and a bundle's chunks
+ * mix many files.
  */
 export function gatewayEntry(root: string): string {
   const start = join(root, 'src', 'start.mjs');
-  if (!existsSync(start)) return join(root, 'src', 'main.ts');
+  if (!existsSync(start) || perf) return sourcesEntry(root);
   if (existsSync(join(root, 'src', 'server-bundle.mjs'))) {
     const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-server.ts'), '--if-stale', '--root', root], { encoding: 'utf8' });
     if (build.status !== 0) fail(`could not build the server bundle of ${root}: ${build.stderr}`);
@@ -40,6 +42,9 @@ export function exportRevision(commit: string, dir: string): void {
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   symlinkSync(join(ROOT, 'simulators'), join(dir, 'simulators'));
 }
+
+/** The gateway's sources in a tree, whatever `npm start` runs: for profiles read by file name. */
+export const sourcesEntry = (root: string): string => join(root, 'src', 'main.ts');
 
 /** the gateway's entry point; another one only for A/B experiments on a patched copy */
 export let gatewayMain = gatewayMainEnv ? resolve(ROOT, gatewayMainEnv) : gatewayEntry(ROOT);
