@@ -4,8 +4,10 @@
 // sampling heap profiler over one measured wrk run at 64 connections: bytes per request by the
 // allocating function and by the gateway's own function nearest to it on the stack.
 //
-//   node bench/alloc-profile.ts     the first of BENCH_LATENCIES (default 50) and BENCH_MODES
-//                                   (default json); ALLOC_TOP rows (default 25)
+//   node bench/alloc-profile.ts     the first of BENCH_LATENCIES (default 0) and BENCH_MODES
+//                                   (default json); ALLOC_TOP rows (default 25); ALLOC_LIVE=1: only
+//                                   what is still in the heap at the end of the run (promoted to the
+//                                   old generation, or held by requests in flight)
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +15,7 @@ import { startGateway } from './gateway.ts';
 import { stop } from './processes.ts';
 import type { Mode } from './results.ts';
 import { startSimulator } from './servers.ts';
-import { BENCH, latencies, modes, numberEnv, ROOT } from './settings.ts';
+import { BENCH, durationS, latencies, modes, numberEnv, ROOT } from './settings.ts';
 import { codeRoot, createTmp, removeTmp, sourcesEntry, tmp } from './workspace.ts';
 import { measuredRun, warmUp } from './wrk.ts';
 
@@ -36,12 +38,16 @@ createTmp();
 const profileFile = join(tmp, 'alloc-profile.json');
 const sim = await startSimulator(latency);
 try {
-  const gateway = await startGateway(sim, { NODE_OPTIONS: `--import=${join(BENCH, 'alloc-sampling-preload.mjs')}`, ALLOC_PROFILE_FILE: profileFile }, true, { main: sourcesEntry(codeRoot) });
+  const gateway = await startGateway(sim, { NODE_OPTIONS: `--import=${join(BENCH, 'alloc-sampling-preload.mjs')}`, ALLOC_PROFILE_FILE: profileFile, ALLOC_LIVE: process.env.ALLOC_LIVE ?? '' }, true, { main: sourcesEntry(codeRoot) });
   try {
     await warmUp(gateway.chatUrl, gateway.authorization, mode, 64);
     gateway.child.kill('SIGWINCH');
+    // live objects are read under load: a gateway gone idle runs a memory-reducing full GC
+    const live = process.env.ALLOC_LIVE === '1';
+    const stopAt = live ? setTimeout(() => gateway.child.kill('SIGWINCH'), (durationS - 1) * 1000) : undefined;
     const run = await measuredRun(gateway.chatUrl, gateway.authorization, mode, 64, sim, gateway.pid);
-    gateway.child.kill('SIGWINCH');
+    if (!live) gateway.child.kill('SIGWINCH');
+    clearTimeout(stopAt);
     // the preload says when the profile is on disk (in the gateway's stderr file)
     for (let i = 0; i < 200 && !readFileSync(join(tmp, 'gateway-1.stderr'), 'utf8').includes('alloc-profile written'); i++) await new Promise((r) => setTimeout(r, 50));
     report(JSON.parse(readFileSync(profileFile, 'utf8')).head as ProfileNode, run.result.requests);
@@ -74,7 +80,7 @@ function report(head: ProfileNode, requests: number): void {
     console.log(`\n| ${title} | bytes per request |\n|---|--:|`);
     for (const [name, bytes] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`| ${name} | ${(bytes / requests).toFixed(0)} |`);
   };
-  console.log(`${latency} ms upstream, ${mode}, 64 connections: ${requests} requests, ${(total / requests).toFixed(0)} bytes allocated per request (sampled)`);
+  console.log(`${latency} ms upstream, ${mode}, 64 connections: ${requests} requests, ${(total / requests).toFixed(0)} bytes ${process.env.ALLOC_LIVE === '1' ? 'still in the heap at the end' : 'allocated'} per request (sampled)`);
   table('allocating function', bySelf);
   table('nearest gateway function on the stack', byOwn);
 }

@@ -2,6 +2,8 @@
 // first SIGWINCH starts V8's sampling heap profiler in this process (every allocation, kept or
 // collected, one sample per ~$ALLOC_SAMPLING_BYTES bytes, default 8 KB); the next one stops it and
 // writes the profile to $ALLOC_PROFILE_FILE, then a line "alloc-profile written" on stderr.
+// ALLOC_LIVE=1: only what is still in the heap when it stops — what outlived the young generation
+// (promoted, until a full GC collects it) and what the requests in flight hold.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 
@@ -13,7 +15,8 @@ process.on('SIGWINCH', () => {
   if (!sampling) {
     sampling = true;
     const samplingInterval = Number(process.env.ALLOC_SAMPLING_BYTES || 8192);
-    session.post('HeapProfiler.startSampling', { samplingInterval, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    const collected = process.env.ALLOC_LIVE !== '1';
+    session.post('HeapProfiler.startSampling', { samplingInterval, includeObjectsCollectedByMajorGC: collected, includeObjectsCollectedByMinorGC: collected });
     return;
   }
   sampling = false;

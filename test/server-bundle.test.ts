@@ -40,7 +40,7 @@ test('a bundle is fresh while every file it was built from keeps its size and mo
   assert.equal(bundleIsFresh(root), false, 'a broken manifest');
 });
 
-test('npm start runs the bundle: it answers, counts a large prompt in its tokenizer thread, and its flush thread writes the ledger', async (t) => {
+test('npm start runs the bundle: it answers, counts a large prompt in its tokenizer thread, serves the console, and its flush thread writes the ledger', async (t) => {
   const build = spawnSync(process.execPath, ['scripts/build-server.ts', '--if-stale'], { encoding: 'utf8' });
   assert.equal(build.status, 0, build.stderr);
   assert.equal(bundleIsFresh(), true, `the build left the bundle stale: ${build.stdout}${build.stderr}`);
@@ -84,6 +84,11 @@ test('npm start runs the bundle: it answers, counts a large prompt in its tokeni
   const large = await ask('word '.repeat(8000));
   assert.equal(large.status, 200);
   await large.arrayBuffer();
+  // a path the bundle's code makes relative to itself: the console's built front end
+  const page = await fetch(new URL('/console/', url));
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+  assert.match(await page.text(), /<script[^>]+src="[^"]+\.js"/);
 
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
