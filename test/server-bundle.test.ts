@@ -1,7 +1,7 @@
 // The server bundle (scripts/build-server.ts, src/server-bundle.mjs): `npm start` runs it while it
 // is the sources' build, and it behaves as the sources do — worker threads and lazily loaded code included.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
@@ -11,6 +11,7 @@ import { after, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { countTextTokens } from '../src/core/tokens/token-counter.ts';
 import { bundleDir, bundleIsFresh, manifestPath } from '../src/server-bundle.mjs';
+import { startDemo } from './helpers/demo-start.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'modelgate-bundle-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -53,27 +54,8 @@ test('npm start runs the bundle: it answers, counts a large prompt in its tokeni
   const [reply] = (await once(worker, 'message')) as [{ id: number; counts: number[] }];
   assert.deepEqual(reply, { id: 1, counts: texts.map(countTextTokens) });
 
-  const database = join(dir, 'modelgate.db');
-  const child = spawn(process.execPath, ['src/start.mjs'], {
-    env: { ...process.env, PORT: '0', DATABASE_URL: `sqlite:${database}`, MODELGATE_DEMO: 'auto', MODELGATE_MEDIA_DIR: join(dir, 'media'), LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  t.after(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
-  let output = '';
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const banner = new Promise<{ key: string; url: string }>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const key = /Demo key \(shown once\): (sk-[A-Za-z0-9]+)/.exec(output)?.[1];
-      const url = /curl (http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions)/.exec(output)?.[1];
-      if (key && url) resolve({ key, url });
-    });
-    child.once('exit', (code) => reject(new Error(`exited with ${code} before the banner:\n${output}`)));
-  });
-  const { key, url } = await banner;
-  assert.match(output, /"code":"bundle"/, 'the listening line says the bundle runs');
+  const { child, key, url, output } = await startDemo(t, dir);
+  assert.match(output(), /"code":"bundle"/, 'the listening line says the bundle runs');
 
   const ask = (content: string) =>
     fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }) });
@@ -93,8 +75,8 @@ test('npm start runs the bundle: it answers, counts a large prompt in its tokeni
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
   assert.deepEqual(await exited, [0, null]);
-  assert.match(output, /"msg":"stopped"/);
-  const db = new DatabaseSync(database, { readOnly: true });
+  assert.match(output(), /"msg":"stopped"/);
+  const db = new DatabaseSync(join(dir, 'modelgate.db'), { readOnly: true });
   t.after(() => db.close());
   const rows = db.prepare('SELECT count(*) AS n FROM usage_log').get() as { n: number };
   assert.equal(rows.n, 2, 'both requests are in the usage log, written by the flush thread');
