@@ -36,6 +36,10 @@ const { adapters } = await import('./vendors/registry.ts');
 
 const config = loadConfig(process.env, Object.values(adapters).map((a) => a.manifest.envVar));
 const log = createLogger(config.logLevel);
+// from the sources beside a bundle built from others (an upgrade not followed by `npm ci`): said once
+if (!import.meta.url.endsWith('.mjs') && (await import('./server-bundle.mjs')).bundleState() === 'stale') {
+  log.warn('started from the sources: the server bundle in dist/server was built from other sources; "npm run build:server" (or npm start) rebuilds it, for a start ~40 % quicker and ~20 MB less memory');
+}
 // a database or Redis that cannot be reached is one line naming which and how to fix it, exit 1
 if (config.redisUrl) await checkRedis(config.redisUrl).catch(exitOnStartupError);
 const gateway = await createGateway(config, log).catch(exitOnStartupError);

@@ -20,26 +20,30 @@ export const bundleDir = (root = ROOT) => join(root, 'dist', 'server');
 export const manifestPath = (root = ROOT) => join(bundleDir(root), 'inputs.json');
 
 /**
- * Whether the bundle under `root` exists and every file it was built from is unchanged (same size
- * and modification time): a checkout, an edit or a new lock file makes it stale, and the gateway
- * then starts from the sources. ~400 stat calls, a few milliseconds.
+ * Whether the bundle under `root` was built (`missing`: no manifest, or an unreadable one) and,
+ * if so, whether every file it was built from is unchanged (same size and modification time):
+ * a checkout, an edit or a new lock file makes it `stale`, and the gateway then starts from the
+ * sources. ~400 stat calls, a few milliseconds.
  */
-export function bundleIsFresh(root = ROOT) {
+export function bundleState(root = ROOT) {
   let manifest;
   try {
     manifest = JSON.parse(readFileSync(manifestPath(root), 'utf8'));
   } catch {
-    return false;
+    return 'missing';
   }
-  if (!Array.isArray(manifest?.files) || manifest.files.length === 0) return false;
+  if (!Array.isArray(manifest?.files) || manifest.files.length === 0) return 'missing';
   for (const [path, mtimeMs, size] of manifest.files) {
     let stat;
     try {
       stat = statSync(join(root, path));
     } catch {
-      return false;
+      return 'stale';
     }
-    if (stat.mtimeMs !== mtimeMs || stat.size !== size) return false;
+    if (stat.mtimeMs !== mtimeMs || stat.size !== size) return 'stale';
   }
-  return true;
+  return 'fresh';
 }
+
+/** Whether src/start.mjs runs the bundle under `root`. */
+export const bundleIsFresh = (root = ROOT) => bundleState(root) === 'fresh';

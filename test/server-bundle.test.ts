@@ -3,24 +3,25 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { countTextTokens } from '../src/core/tokens/token-counter.ts';
-import { bundleDir, bundleIsFresh, manifestPath } from '../src/server-bundle.mjs';
+import { bundleDir, bundleIsFresh, bundleState, manifestPath } from '../src/server-bundle.mjs';
+import { startChildGateway } from './helpers/child-gateway.ts';
 import { startDemo } from './helpers/demo-start.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'modelgate-bundle-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('a bundle is fresh while every file it was built from keeps its size and modification time', () => {
+test('a bundle is fresh while every file it was built from keeps its size and modification time, stale after, missing without a manifest', () => {
   const root = join(dir, 'tree');
   mkdirSync(join(root, 'src'), { recursive: true });
   mkdirSync(bundleDir(root), { recursive: true });
-  assert.equal(bundleIsFresh(root), false, 'no manifest: not built');
+  assert.equal(bundleState(root), 'missing', 'no manifest: not built');
   const source = join(root, 'src', 'a.ts');
   writeFileSync(source, 'export const a = 1;\n');
   utimesSync(source, 1_700_000_000, 1_700_000_000);
@@ -28,17 +29,17 @@ test('a bundle is fresh while every file it was built from keeps its size and mo
   assert.equal(bundleIsFresh(root), true);
 
   writeFileSync(source, 'export const a = 2;\n'); // same size, a new time: an edit
-  assert.equal(bundleIsFresh(root), false, 'an edited source');
+  assert.equal(bundleState(root), 'stale', 'an edited source');
   utimesSync(source, 1_700_000_000, 1_700_000_000);
   assert.equal(bundleIsFresh(root), true);
   writeFileSync(manifestPath(root), JSON.stringify({ files: [['src/a.ts', 1_700_000_000_000, 21]] }));
   assert.equal(bundleIsFresh(root), false, 'another size');
   writeFileSync(manifestPath(root), JSON.stringify({ files: [['src/gone.ts', 1_700_000_000_000, 20]] }));
-  assert.equal(bundleIsFresh(root), false, 'a source that is gone');
+  assert.equal(bundleState(root), 'stale', 'a source that is gone');
   writeFileSync(manifestPath(root), '{"files":[]}');
-  assert.equal(bundleIsFresh(root), false, 'an empty manifest');
+  assert.equal(bundleState(root), 'missing', 'an empty manifest');
   writeFileSync(manifestPath(root), 'not json');
-  assert.equal(bundleIsFresh(root), false, 'a broken manifest');
+  assert.equal(bundleState(root), 'missing', 'a broken manifest');
 });
 
 test('npm start runs the bundle: it answers, counts a large prompt in its tokenizer thread, serves the console, and its flush thread writes the ledger', async (t) => {
@@ -80,4 +81,21 @@ test('npm start runs the bundle: it answers, counts a large prompt in its tokeni
   t.after(() => db.close());
   const rows = db.prepare('SELECT count(*) AS n FROM usage_log').get() as { n: number };
   assert.equal(rows.n, 2, 'both requests are in the usage log, written by the flush thread');
+});
+
+test('started from the sources beside a bundle built from other sources, the gateway says so', async (t) => {
+  const build = spawnSync(process.execPath, ['scripts/build-server.ts', '--if-stale'], { encoding: 'utf8' });
+  assert.equal(build.status, 0, build.stderr);
+  // the manifest, not a source, is changed: one file's recorded size no longer matches
+  const saved = readFileSync(manifestPath(), 'utf8');
+  const manifest = JSON.parse(saved) as { files: Array<[string, number, number]> };
+  manifest.files[0]![2] += 1;
+  writeFileSync(manifestPath(), JSON.stringify(manifest));
+  t.after(() => writeFileSync(manifestPath(), saved));
+  assert.equal(bundleState(), 'stale');
+
+  const gateway = await startChildGateway({ DATABASE_URL: `sqlite:${join(dir, 'stale.db')}`, MODELGATE_DEMO: 'off', LOG_LEVEL: 'info' });
+  t.after(() => gateway.kill9());
+  assert.match(gateway.output(), /"level":40,[^\n]*"msg":"started from the sources: the server bundle in dist\/server was built from other sources/);
+  assert.match(gateway.output(), /"code":"sources"/);
 });
