@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { countTextTokens } from '../src/core/tokens/token-counter.ts';
@@ -84,18 +84,26 @@ test('npm start runs the bundle: it answers, counts a large prompt in its tokeni
 });
 
 test('started from the sources beside a bundle built from other sources, the gateway says so', async (t) => {
-  const build = spawnSync(process.execPath, ['scripts/build-server.ts', '--if-stale'], { encoding: 'utf8' });
-  assert.equal(build.status, 0, build.stderr);
-  // the manifest, not a source, is changed: one file's recorded size no longer matches
-  const saved = readFileSync(manifestPath(), 'utf8');
-  const manifest = JSON.parse(saved) as { files: Array<[string, number, number]> };
-  manifest.files[0]![2] += 1;
-  writeFileSync(manifestPath(), JSON.stringify(manifest));
-  t.after(() => writeFileSync(manifestPath(), saved));
-  assert.equal(bundleState(), 'stale');
+  // a copy of the sources with a manifest that disagrees with one of them: the shared tree's
+  // bundle stays fresh for the suites running beside this one
+  const root = join(dir, 'stale-tree');
+  cpSync('src', join(root, 'src'), { recursive: true });
+  symlinkSync(resolve('node_modules'), join(root, 'node_modules'));
+  mkdirSync(bundleDir(root), { recursive: true });
+  writeFileSync(manifestPath(root), JSON.stringify({ files: [['src/main.ts', 0, 0]] }));
+  assert.equal(bundleState(root), 'stale');
 
-  const gateway = await startChildGateway({ DATABASE_URL: `sqlite:${join(dir, 'stale.db')}`, MODELGATE_DEMO: 'off', LOG_LEVEL: 'info' });
+  const gateway = await startChildGateway({ DATABASE_URL: `sqlite:${join(dir, 'stale.db')}`, MODELGATE_DEMO: 'off', LOG_LEVEL: 'info' }, join(root, 'src', 'main.ts'));
   t.after(() => gateway.kill9());
   assert.match(gateway.output(), /"level":40,[^\n]*"msg":"started from the sources: the server bundle in dist\/server was built from other sources/);
+  assert.match(gateway.output(), /"code":"sources"/);
+});
+
+test('started from the sources beside a fresh bundle, the gateway says nothing of it', async (t) => {
+  const build = spawnSync(process.execPath, ['scripts/build-server.ts', '--if-stale'], { encoding: 'utf8' });
+  assert.equal(build.status, 0, build.stderr);
+  const gateway = await startChildGateway({ DATABASE_URL: `sqlite:${join(dir, 'fresh.db')}`, MODELGATE_DEMO: 'off', LOG_LEVEL: 'info' });
+  t.after(() => gateway.kill9());
+  assert.doesNotMatch(gateway.output(), /server bundle/);
   assert.match(gateway.output(), /"code":"sources"/);
 });

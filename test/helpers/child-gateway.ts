@@ -17,9 +17,9 @@ export interface ChildGateway {
   stop(): Promise<number | null>;
 }
 
-/** Starts `node src/main.ts` with `env` and resolves once it listens. */
-export async function startChildGateway(env: Record<string, string>): Promise<ChildGateway> {
-  const child = spawn(process.execPath, ['src/main.ts'], {
+/** Starts `node src/main.ts` (or another entry, `main`) with `env` and resolves once it listens. */
+export async function startChildGateway(env: Record<string, string>, main = 'src/main.ts'): Promise<ChildGateway> {
+  const child = spawn(process.execPath, [main], {
     env: { ...process.env, PORT: '0', MODELGATE_DEMO: 'off', MODELGATE_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'info', MODELGATE_HEALTH_INTERVAL_MS: '0', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
