@@ -5,7 +5,9 @@
 // without rolldown (an install that omitted dev dependencies) it says so and the gateway starts
 // from the sources.
 //
-//   node scripts/build-server.ts [--if-stale] [--root <dir>]     (root: another tree, the bench's snapshot)
+//   node scripts/build-server.ts [--if-stale] [--optional] [--root <dir>]
+//     --optional: a failed build warns and exits 0 (npm install and npm start must not fail for want
+//     of the bundle: the gateway runs from its sources); root: another tree, the bench's snapshot
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { bundleDir, bundleIsFresh, manifestPath, ROOT } from '../src/server-bundle.mjs';
@@ -51,6 +53,12 @@ try {
   // chunks first, the entries that import them last
   const isEntry = (file: string) => file.slice(0, -'.mjs'.length) in ENTRIES;
   for (const file of [...written.filter((f) => !isEntry(f)), ...written.filter(isEntry)]) renameSync(join(staging, file), join(out, file));
+} catch (error) {
+  // whatever was built before is stale now: not run
+  rmSync(manifestPath(root), { force: true });
+  rmSync(staging, { recursive: true, force: true });
+  console.error(`modelgate: the server bundle could not be built, so the gateway will start from its sources: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(process.argv.includes('--optional') ? 0 : 1);
 } finally {
   rmSync(staging, { recursive: true, force: true });
 }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -40,6 +40,22 @@ test('a bundle is fresh while every file it was built from keeps its size and mo
   assert.equal(bundleState(root), 'missing', 'an empty manifest');
   writeFileSync(manifestPath(root), 'not json');
   assert.equal(bundleState(root), 'missing', 'a broken manifest');
+});
+
+test('a build that fails exits 1, or 0 with --optional (npm install and npm start go on from the sources), and leaves no manifest behind', () => {
+  const root = join(dir, 'broken-tree');
+  mkdirSync(join(root, 'src'), { recursive: true });
+  writeFileSync(join(root, 'src', 'main.ts'), 'export const = ;\n');
+  writeFileSync(join(root, 'package-lock.json'), '{}\n');
+  mkdirSync(bundleDir(root), { recursive: true });
+  writeFileSync(manifestPath(root), JSON.stringify({ files: [['src/main.ts', 0, 0]] }));
+  for (const [flags, status] of [[[], 1], [['--optional'], 0]] as const) {
+    const build = spawnSync(process.execPath, ['scripts/build-server.ts', '--root', root, ...flags], { encoding: 'utf8' });
+    assert.equal(build.status, status, build.stderr);
+    assert.match(build.stderr, /the server bundle could not be built, so the gateway will start from its sources/);
+    assert.equal(bundleState(root), 'missing');
+    assert.deepEqual(readdirSync(join(root, 'dist')), ['server'], 'no staging folder left');
+  }
 });
 
 test('npm start runs the bundle: it answers, counts a large prompt in its tokenizer thread, serves the console, and its flush thread writes the ledger', async (t) => {
