@@ -33,50 +33,66 @@ try {
 
 const startedAt = Date.now();
 const out = bundleDir(root);
-mkdirSync(out, { recursive: true });
-// built beside, then moved in: a gateway starting meanwhile never reads half a file
-const staging = mkdtempSync(join(root, 'dist', '.server-'));
-const inputs = new Set<string>();
-const written: string[] = [];
 try {
-  const { output } = await rolldown.build({
-    input: Object.fromEntries(Object.entries(ENTRIES).map(([name, entry]) => [name, join(root, entry)])),
-    platform: 'node',
-    logLevel: 'warn',
-    output: { dir: staging, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: 'chunk-[name]-[hash].mjs' },
-  });
-  for (const chunk of output) {
-    if (chunk.type !== 'chunk') continue;
-    written.push(chunk.fileName);
-    for (const id of chunk.moduleIds) if (!id.includes('/node_modules/') && !id.startsWith('\0')) inputs.add(id);
-  }
-  // chunks first, the entries that import them last
-  const isEntry = (file: string) => file.slice(0, -'.mjs'.length) in ENTRIES;
-  for (const file of [...written.filter((f) => !isEntry(f)), ...written.filter(isEntry)]) renameSync(join(staging, file), join(out, file));
+  const written = await buildInto(out);
+  const files = recordInputs(written.inputs);
+  // An older build's chunks go. Chunks are named by their content, so a gateway still running an
+  // older build finds those it may import late (the audio parsers, dependencies' code) unless they changed.
+  for (const file of readdirSync(out)) if (file.endsWith('.mjs') && !written.files.includes(file)) rmSync(join(out, file));
+  if (files) console.log(`modelgate: server bundle built into ${relative(process.cwd(), out) || '.'} (${files} source files, ${written.files.length} files, ${Date.now() - startedAt} ms)`);
 } catch (error) {
-  // whatever was built before is stale now: not run
-  rmSync(manifestPath(root), { force: true });
-  rmSync(staging, { recursive: true, force: true });
+  // whatever was built before is stale now: not run (a dist/ that cannot be written has none)
+  try {
+    rmSync(manifestPath(root), { force: true });
+  } catch {}
   console.error(`modelgate: the server bundle could not be built, so the gateway will start from its sources: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(process.argv.includes('--optional') ? 0 : 1);
-} finally {
-  rmSync(staging, { recursive: true, force: true });
 }
 
-// the dependencies are in the bundle: a new lock file makes it stale as an edited source does
-const files = [...inputs, join(root, 'package-lock.json')].map((file) => {
-  const stat = statSync(file);
-  return [relative(root, file), stat.mtimeMs, stat.size] as const;
-});
-const editedMeanwhile = files.filter(([, mtimeMs]) => mtimeMs >= startedAt).map(([path]) => path);
-rmSync(manifestPath(root), { force: true });
-if (editedMeanwhile.length > 0) {
-  console.warn(`modelgate: ${editedMeanwhile.join(', ')} changed during the build: the bundle is left stale (run "npm run build:server" again)`);
-  process.exit(0);
+/** Builds the bundle beside `out`, then moves it in: a gateway starting meanwhile never reads half a file. */
+async function buildInto(out: string): Promise<{ files: string[]; inputs: Set<string> }> {
+  mkdirSync(out, { recursive: true });
+  const staging = mkdtempSync(join(root, 'dist', '.server-'));
+  try {
+    const { output } = await rolldown.build({
+      input: Object.fromEntries(Object.entries(ENTRIES).map(([name, entry]) => [name, join(root, entry)])),
+      platform: 'node',
+      logLevel: 'warn',
+      output: { dir: staging, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: 'chunk-[name]-[hash].mjs' },
+    });
+    const files: string[] = [];
+    const inputs = new Set<string>();
+    for (const chunk of output) {
+      if (chunk.type !== 'chunk') continue;
+      files.push(chunk.fileName);
+      for (const id of chunk.moduleIds) if (!id.includes('/node_modules/') && !id.startsWith('\0')) inputs.add(id);
+    }
+    // chunks first, the entries that import them last
+    const isEntry = (file: string) => file.slice(0, -'.mjs'.length) in ENTRIES;
+    for (const file of [...files.filter((f) => !isEntry(f)), ...files.filter(isEntry)]) renameSync(join(staging, file), join(out, file));
+    return { files, inputs };
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
 }
-writeFileSync(`${manifestPath(root)}.tmp`, `${JSON.stringify({ files })}\n`);
-renameSync(`${manifestPath(root)}.tmp`, manifestPath(root));
-// An older build's chunks go. Chunks are named by their content, so a gateway still running an
-// older build finds those it may import late (the audio parsers, dependencies' code) unless they changed.
-for (const file of readdirSync(out)) if (file.endsWith('.mjs') && !written.includes(file)) rmSync(join(out, file));
-console.log(`modelgate: server bundle built into ${relative(process.cwd(), out) || '.'} (${files.length} source files, ${written.length} files, ${Date.now() - startedAt} ms)`);
+
+/**
+ * Writes inputs.json: what the bundle was built from. The dependencies are in the bundle, so a new
+ * lock file makes it stale as an edited source does. Returns how many files it lists, or 0 when a
+ * source changed during the build (no manifest: the bundle stays stale).
+ */
+function recordInputs(inputs: Set<string>): number {
+  const files = [...inputs, join(root, 'package-lock.json')].map((file) => {
+    const stat = statSync(file);
+    return [relative(root, file), stat.mtimeMs, stat.size] as const;
+  });
+  rmSync(manifestPath(root), { force: true });
+  const editedMeanwhile = files.filter(([, mtimeMs]) => mtimeMs >= startedAt).map(([path]) => path);
+  if (editedMeanwhile.length > 0) {
+    console.warn(`modelgate: ${editedMeanwhile.join(', ')} changed during the build: the bundle is left stale (run "npm run build:server" again)`);
+    return 0;
+  }
+  writeFileSync(`${manifestPath(root)}.tmp`, `${JSON.stringify({ files })}\n`);
+  renameSync(`${manifestPath(root)}.tmp`, manifestPath(root));
+  return files.length;
+}

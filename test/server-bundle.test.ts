@@ -58,6 +58,17 @@ test('a build that fails exits 1, or 0 with --optional (npm install and npm star
   }
 });
 
+test('a dist/ that cannot be written does not stop npm start (--optional): the reason is said, the sources run', () => {
+  const root = join(dir, 'unwritable-tree');
+  mkdirSync(join(root, 'src'), { recursive: true });
+  writeFileSync(join(root, 'src', 'main.ts'), 'export {};\n');
+  writeFileSync(join(root, 'dist'), 'a file where the folder would be\n');
+  const build = spawnSync(process.execPath, ['scripts/build-server.ts', '--root', root, '--if-stale', '--optional'], { encoding: 'utf8' });
+  assert.equal(build.status, 0, build.stderr);
+  assert.match(build.stderr, /the server bundle could not be built, so the gateway will start from its sources: .*(ENOTDIR|EEXIST)/);
+  assert.equal(bundleState(root), 'missing');
+});
+
 test('npm start runs the bundle: it answers, counts a large prompt in its tokenizer thread, serves the console, and its flush thread writes the ledger', async (t) => {
   const build = spawnSync(process.execPath, ['scripts/build-server.ts', '--if-stale'], { encoding: 'utf8' });
   assert.equal(build.status, 0, build.stderr);
