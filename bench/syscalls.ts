@@ -4,7 +4,7 @@
 // then one wrk run with `strace -c -f` attached: calls per request by name (strace slows the
 // server; the counts, not the times, are the figure).
 //
-//   node bench/syscalls.ts      the first of BENCH_LATENCIES (default 50) and BENCH_MODES (default json)
+//   node bench/syscalls.ts      the first of BENCH_LATENCIES (default 0) and BENCH_MODES (default json)
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';

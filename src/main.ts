@@ -36,8 +36,10 @@ const { adapters } = await import('./vendors/registry.ts');
 
 const config = loadConfig(process.env, Object.values(adapters).map((a) => a.manifest.envVar));
 const log = createLogger(config.logLevel);
+// this file is dist/server/main.mjs in the bundle (scripts/build-server.ts), ~40 % quicker to ready than the sources
+const fromBundle = import.meta.url.endsWith('.mjs');
 // from the sources beside a bundle built from others (an upgrade not followed by `npm ci`): said once
-if (!import.meta.url.endsWith('.mjs') && (await import('./server-bundle.mjs')).bundleState() === 'stale') {
+if (!fromBundle && (await import('./server-bundle.mjs')).bundleState() === 'stale') {
   log.warn('started from the sources: the server bundle in dist/server was built from other sources; "npm run build:server" (or npm start) rebuilds it, for a start ~40 % quicker and ~20 MB less memory');
 }
 // a database or Redis that cannot be reached is one line naming which and how to fix it, exit 1
@@ -58,8 +60,7 @@ const base = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.
 if (config.port === 0 && !process.env.PUBLIC_BASE_URL && !config.yaml?.settings?.public_base_url) gateway.media.setPublicBaseUrl(base.slice(0, -'/v1'.length));
 const consoleUrl = `${base.slice(0, -'/v1'.length)}/console/`;
 log.info(
-  // `bundle`: started from dist/server (scripts/build-server.ts), ~40 % quicker to ready than the sources
-  { url: base, console: consoleUrl, database: gateway.store.describe, code: import.meta.url.endsWith('.mjs') ? 'bundle' : 'sources', admin: config.adminToken ? 'enabled' : 'closed (set MODELGATE_ADMIN_TOKEN)' },
+  { url: base, console: consoleUrl, database: gateway.store.describe, code: fromBundle ? 'bundle' : 'sources', admin: config.adminToken ? 'enabled' : 'closed (set MODELGATE_ADMIN_TOKEN)' },
   `modelgate listening on ${base} (web console ${consoleUrl}, database ${gateway.store.describe})`,
 );
 if (demo) {

@@ -1,5 +1,5 @@
-// Where `npm run build:server` (scripts/build-server.ts) puts the gateway as one self-contained
-// file per thread, and whether they are still the sources' build. Plain JavaScript: src/start.mjs
+// Where `npm run build:server` (scripts/build-server.ts) puts the gateway — an entry file per
+// thread and the chunks they share — and whether it is still the sources' build. Plain JavaScript: src/start.mjs
 // reads it before any TypeScript loads. Loading ~1,300 modules is most of a start (kysely alone
 // is 257 files): from the bundle the gateway is ready in ~40 % less time (docs/benchmarks.md,
 // "Where the start-up goes").
