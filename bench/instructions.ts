@@ -18,7 +18,7 @@ import { startGateway, type GatewayProcess } from './gateway.ts';
 import { requireTool, stop } from './processes.ts';
 import type { Mode } from './results.ts';
 import { startSimulator } from './servers.ts';
-import { BODIES, fail, modes, numberEnv, ROOT } from './settings.ts';
+import { BODIES, modes, numberEnv, ROOT } from './settings.ts';
 import { createTmp, exportRevision, gatewayEntry, removeTmp, tmp } from './workspace.ts';
 
 const revisions = process.argv.length > 2 ? process.argv.slice(2) : ['HEAD', '.'];
