@@ -5,7 +5,7 @@ import type { ChatStreamEncoder } from '../core/ir/output.ts';
 import { irUsage, usageFromIr } from '../core/ir/usage.ts';
 import type { Usage } from '../core/usage.ts';
 import type { IrStreamDecoder, StreamOutcome, StreamRelay } from '../core/contracts/vendor-codec.ts';
-import { countTextTokens } from '../core/tokens/token-counter.ts';
+import { countTextTokens, type TextCounter } from '../core/tokens/token-counter.ts';
 import type { SseEvent } from '../core/sse.ts';
 
 /**
@@ -58,8 +58,8 @@ export class IrStreamRelay implements StreamRelay {
     return this.encoder.error(error);
   }
 
-  deliveredOutputTokens(): number {
-    return countTextTokens(this.delivered.join(''));
+  deliveredOutputTokens(count: TextCounter = countTextTokens): number {
+    return count(this.delivered.join(''));
   }
 
   /** the text the model wrote: answer, refusal and reasoning text, tool names and arguments (output tokens all) */

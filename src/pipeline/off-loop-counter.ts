@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { workerModule } from '../core/worker-module.ts';
 import type { OffLoopCounter } from '../core/contracts/token-counter.ts';
+import { o200kBuilt } from '../core/tokens/o200k.ts';
 import { BYTE_BOUND_CHARS, byteBound, countTextTokens, tokenizerUse, type TextCounter } from '../core/tokens/token-counter.ts';
 
 /**
@@ -23,6 +24,30 @@ export const boundCounter: TextCounter = byteBound;
  */
 export function counterFor(measure: (count: TextCounter) => unknown, bodyBytes: number): TextCounter | Promise<TextCounter> {
   if (bodyBytes < OFF_LOOP_BYTES) return countTextTokens;
+  const { unique, chars } = textsOf(measure);
+  if (chars > BYTE_BOUND_CHARS) return boundCounter;
+  if (chars < OFF_LOOP_BYTES) return countTextTokens;
+  return countedInThread(unique, chars);
+}
+
+/**
+ * A count nobody waits for: what a client that left is charged (its prompt, what reached it of
+ * the answer). Counted inline once this thread has the o200k tables; before that in the
+ * tokenizer thread, whatever its size: the first count on the event loop builds the tables there
+ * (~0.2–0.3 s during which no request moves), and in a gateway of plain chats whose vendors
+ * report usage, a client leaving mid-request is the first count there is.
+ */
+export function countAway(measure: (count: TextCounter) => number): number | Promise<number> {
+  if (o200kBuilt()) return measure(countTextTokens);
+  const { unique, chars } = textsOf(measure);
+  if (chars > BYTE_BOUND_CHARS) return measure(boundCounter);
+  // nothing to tokenise: the count is the walker's own framing
+  if (chars === 0) return measure(countTextTokens);
+  return countedInThread(unique, chars).then(measure);
+}
+
+/** The distinct non-empty texts `measure` would count, and their length together (measure sees a count of 1 apiece). */
+function textsOf(measure: (count: TextCounter) => unknown): { unique: string[]; chars: number } {
   const texts = new Set<string>();
   let chars = 0;
   measure((text) => {
@@ -31,10 +56,12 @@ export function counterFor(measure: (count: TextCounter) => unknown, bodyBytes: 
     texts.add(text);
     return 1;
   });
-  if (chars > BYTE_BOUND_CHARS) return boundCounter;
-  if (chars < OFF_LOOP_BYTES) return countTextTokens;
+  return { unique: [...texts], chars };
+}
+
+/** A counter that knows the tokenizer thread's counts of these texts. */
+function countedInThread(unique: string[], chars: number): Promise<TextCounter> {
   tokenizerUse.chars += chars;
-  const unique = [...texts];
   return tokenThread.count(unique).then((counts) => {
     const known = new Map<string, number>();
     unique.forEach((text, i) => known.set(text, counts[i]!));
@@ -92,7 +119,7 @@ class TokenThread {
 const tokenThread = new TokenThread();
 
 /** This module as the core contract: what the pipeline hands the prompt estimate and the routes hand the decoders. */
-export const offLoopCounter: OffLoopCounter = { offLoopBytes: OFF_LOOP_BYTES, boundCounter, counterFor, countPrompt };
+export const offLoopCounter: OffLoopCounter = { offLoopBytes: OFF_LOOP_BYTES, boundCounter, counterFor, countPrompt, countAway };
 
 /** For tests: the counts the tokenizer thread gives for these texts. */
 export const countInThread = (texts: string[]): Promise<number[]> => tokenThread.count(texts);

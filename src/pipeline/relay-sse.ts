@@ -4,6 +4,7 @@ import { SseDecoder } from '../core/sse.ts';
 import { KeepAliveTicker, StreamSink } from './client-sink.ts';
 import { relayEvents, type StreamRelay } from '../core/contracts/vendor-codec.ts';
 import { withCost } from './answer-cost.ts';
+import { offLoopCounter } from './off-loop-counter.ts';
 import { settleCall } from './settle-call.ts';
 import type { AttemptResult, AttemptScope, UpstreamBodyStream } from './types.ts';
 import { UpstreamTransportError } from './upstream-client.ts';
@@ -69,7 +70,10 @@ export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result
     keepAlive.delete(sink);
     scope.health.cancelProbe();
     const reported = relay.end().usage;
-    const delivered = relay.deliveredOutputTokens();
+    // counted where the tokenizer's tables need not be built on the event loop (countAway)
+    const counted = offLoopCounter.countAway((count) => relay.deliveredOutputTokens(count));
+    const delivered = typeof counted === 'number' ? counted : await counted;
+    if (!reported) await op.estimate.settleAway?.(offLoopCounter);
     outcome.status = 499;
     outcome.usage = reported
       ? { ...reported, outputTokens: Math.max(reported.outputTokens, delivered) }

@@ -295,10 +295,12 @@ function codecOf<Call, Result>(provider: Candidate['provider'], op: OperationReq
 
 /**
  * The client left before any answer reached it, after the request went upstream: the vendor
- * has processed (and bills) the prompt, so the prompt is charged, counted locally.
+ * has processed (and bills) the prompt, so the prompt is charged, counted locally — where it
+ * does not build the tokenizer's tables on the event loop (countAway); the hold waits for it.
  */
-function chargePromptOnAbort<Call, Result>(scope: AttemptScope<Call, Result>): never {
+async function chargePromptOnAbort<Call, Result>(scope: AttemptScope<Call, Result>): Promise<never> {
   scope.health.cancelProbe();
+  await scope.op.estimate.settleAway?.(offLoopCounter);
   scope.outcome.usage = { ...emptyUsage(), inputTokens: scope.op.estimate.inputTokens };
   scope.outcome.estimated = true;
   throw new ClientGone();

@@ -55,7 +55,16 @@ export interface OperationRequest<Call, Result = never> {
    * counts them). `inputTokens` may be computed lazily (a getter) when a cheap
    * `inputTokensUpperBound` is given: the exact count is then made only when it matters.
    */
-  estimate: { inputTokens: number; outputTokens: number; units?: number; inputTokensUpperBound?: number; settle?: (counter: OffLoopCounter) => Promise<void> | undefined; paid?: PaidEstimate };
+  estimate: {
+    inputTokens: number;
+    outputTokens: number;
+    units?: number;
+    inputTokensUpperBound?: number;
+    settle?: (counter: OffLoopCounter) => Promise<void> | undefined;
+    /** counts a lazy `inputTokens` for a client that left (PromptEstimate.settleAway) */
+    settleAway?: (counter: OffLoopCounter) => Promise<void> | undefined;
+    paid?: PaidEstimate;
+  };
   /** the client set no output cap and the model's maximum is known: the reservation chooses the cap */
   openOutputCap?: OpenOutputCap;
   /** what `usage.units` counts and how it is priced; default: tokens only */

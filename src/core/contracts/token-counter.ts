@@ -16,4 +16,9 @@ export interface OffLoopCounter {
   counterFor(measure: (count: TextCounter) => unknown, bodyBytes: number): TextCounter | Promise<TextCounter>;
   /** The whole prompt through `counterFor`: a number when it was counted inline, else a promise of it. */
   countPrompt<Body>(body: Body, measure: (body: Body, count: TextCounter) => number, bodyBytes: number): number | Promise<number>;
+  /**
+   * A count nobody waits for (what a client that left is charged), whatever its size: inline
+   * once this thread's tables exist, else made elsewhere, so that it never builds them here.
+   */
+  countAway(measure: (count: TextCounter) => number): number | Promise<number>;
 }

@@ -18,6 +18,7 @@ import type {
 } from '../ir/media.ts';
 import type { Usage } from '../usage.ts';
 import type { SseEvent } from '../sse.ts';
+import type { TextCounter } from '../tokens/token-counter.ts';
 
 /**
  * The contract between the pipeline and a vendor family for one operation. Codecs are pure:
@@ -103,8 +104,8 @@ export interface StreamRelay {
   end(): StreamOutcome;
   /** in-band error text in the client's dialect, written before closing a failed stream */
   errorEvent(error: GatewayError): string;
-  /** output tokens delivered so far, counted locally */
-  deliveredOutputTokens(): number;
+  /** output tokens delivered so far, counted locally by `count` (the text counter's calls: one per text) */
+  deliveredOutputTokens(count?: TextCounter): number;
   /** an upstream error arrived inside the stream: stop relaying */
   readonly failed: GatewayError | undefined;
   /** the stream's Content-Type when it is not `text/event-stream` (it then keeps alive with whitespace, not SSE comments) */

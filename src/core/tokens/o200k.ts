@@ -23,6 +23,9 @@ export function o200k(): GptEncoding {
   return encoding;
 }
 
+/** Whether this thread has built the tables (a count here costs ~1 µs, not ~0.2–0.3 s first). */
+export const o200kBuilt = (): boolean => encoding !== undefined;
+
 /**
  * A tiktoken rank file as the package's generator turns it into its modules: at each rank the
  * token's text where its bytes are UTF-8 that encodes back to the same bytes, else the bytes;

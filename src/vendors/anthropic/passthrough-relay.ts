@@ -1,6 +1,6 @@
 import type { GatewayError } from '../../core/errors.ts';
 import type { StreamOutcome, StreamRelay, TargetInfo } from '../../core/contracts/vendor-codec.ts';
-import { countTextTokens } from '../../core/tokens/token-counter.ts';
+import { countTextTokens, type TextCounter } from '../../core/tokens/token-counter.ts';
 import { asObject, asString, parseJson, type JsonObject } from '../_kit/read.ts';
 import { sseData, sseNamed, type SseEvent } from '../../core/sse.ts';
 import { inBandError } from './errors.ts';
@@ -73,12 +73,12 @@ export class AnthropicPassthroughRelay implements StreamRelay {
   }
 
   /** Parses the delivered deltas only when needed: a stream the client abandoned. */
-  deliveredOutputTokens(): number {
+  deliveredOutputTokens(count: TextCounter = countTextTokens): number {
     let text = '';
     for (const data of this.deltas) {
       const delta = asObject(asObject(parseJson(data))?.delta);
       text += asString(delta?.text) ?? asString(delta?.partial_json) ?? asString(delta?.thinking) ?? '';
     }
-    return countTextTokens(text);
+    return count(text);
   }
 }

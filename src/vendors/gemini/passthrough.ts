@@ -3,7 +3,7 @@ import { googleErrorBody } from '../../core/google-error-body.ts';
 import { usageFromIr } from '../../core/ir/usage.ts';
 import type { ChatCall, ChatPassthrough, DecodedResponse, StreamOutcome, StreamRelay, TargetInfo, UpstreamRequest } from '../../core/contracts/vendor-codec.ts';
 import type { SseEvent } from '../../core/sse.ts';
-import { countTextTokens } from '../../core/tokens/token-counter.ts';
+import { countTextTokens, type TextCounter } from '../../core/tokens/token-counter.ts';
 import { asArray, asObject, parseJsonBytes, utf8Text, type JsonObject } from '../_kit/read.ts';
 import { readParts } from './convert-response.ts';
 import { usageToIr } from './map-usage.ts';
@@ -95,7 +95,7 @@ class GeminiPassthroughRelay implements StreamRelay {
     return `data: ${JSON.stringify(googleErrorBody(error))}\r\n\r\n`;
   }
 
-  deliveredOutputTokens(): number {
-    return countTextTokens(this.delivered.join(''));
+  deliveredOutputTokens(count: TextCounter = countTextTokens): number {
+    return count(this.delivered.join(''));
   }
 }

@@ -1,7 +1,7 @@
 import { GatewayError, upstreamUnavailable } from '../../core/errors.ts';
 import type { Usage } from '../../core/usage.ts';
 import { relayEvents, type StreamOutcome, type StreamRelay, type TargetInfo } from '../../core/contracts/vendor-codec.ts';
-import { countTextTokens } from '../../core/tokens/token-counter.ts';
+import { countTextTokens, type TextCounter } from '../../core/tokens/token-counter.ts';
 import { SseDecoder, sseData, type SseEvent } from '../../core/sse.ts';
 import { DeliveredEvents } from './delivered-events.ts';
 import { fromOpenAIUsage, toOpenAIUsage } from './usage.ts';
@@ -174,7 +174,7 @@ export class OpenAIPassthroughRelay implements StreamRelay {
   }
 
   /** Parses the delivered chunks only when needed: a stream the client abandoned. */
-  deliveredOutputTokens(): number {
+  deliveredOutputTokens(count: TextCounter = countTextTokens): number {
     let text = '';
     this.delivered.forEach((data) => {
       try {
@@ -183,7 +183,7 @@ export class OpenAIPassthroughRelay implements StreamRelay {
         // a malformed upstream event carries no countable text
       }
     });
-    return countTextTokens(text);
+    return count(text);
   }
 
   /**

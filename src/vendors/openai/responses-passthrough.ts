@@ -2,7 +2,7 @@ import { upstreamUnavailable, type GatewayError } from '../../core/errors.ts';
 import type { Usage } from '../../core/usage.ts';
 import type { ChatCall, ChatPassthrough, DecodedResponse, StreamOutcome, StreamRelay, TargetInfo, UpstreamRequest } from '../../core/contracts/vendor-codec.ts';
 import { sseData, sseNamed, type SseEvent } from '../../core/sse.ts';
-import { countTextTokens } from '../../core/tokens/token-counter.ts';
+import { countTextTokens, type TextCounter } from '../../core/tokens/token-counter.ts';
 import { asArray, asObject, parseJsonBytes, utf8Text, type JsonObject } from '../_kit/read.ts';
 import { fromResponsesUsage } from './usage.ts';
 
@@ -178,8 +178,8 @@ class ResponsesPassthroughRelay implements StreamRelay {
     return event('error', { ...body, param: error.param ?? null }) + event('response.failed', { response });
   }
 
-  deliveredOutputTokens(): number {
-    return countTextTokens(this.delivered.join(''));
+  deliveredOutputTokens(count: TextCounter = countTextTokens): number {
+    return count(this.delivered.join(''));
   }
 }
 
