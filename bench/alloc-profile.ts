@@ -7,7 +7,8 @@
 //   node bench/alloc-profile.ts     the first of BENCH_LATENCIES (default 0) and BENCH_MODES
 //                                   (default json); ALLOC_TOP rows (default 25); ALLOC_LIVE=1: only
 //                                   what is still in the heap at the end of the run (promoted to the
-//                                   old generation, or held by requests in flight)
+//                                   old generation, or held by requests in flight); ALLOC_SURVIVED=1:
+//                                   what outlived at least one scavenge (copied or promoted by V8)
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,7 +39,7 @@ createTmp();
 const profileFile = join(tmp, 'alloc-profile.json');
 const sim = await startSimulator(latency);
 try {
-  const gateway = await startGateway(sim, { NODE_OPTIONS: `--import=${join(BENCH, 'alloc-sampling-preload.mjs')}`, ALLOC_PROFILE_FILE: profileFile, ALLOC_LIVE: process.env.ALLOC_LIVE ?? '' }, true, { main: sourcesEntry(codeRoot) });
+  const gateway = await startGateway(sim, { NODE_OPTIONS: `--import=${join(BENCH, 'alloc-sampling-preload.mjs')}`, ALLOC_PROFILE_FILE: profileFile, ALLOC_LIVE: process.env.ALLOC_LIVE ?? '', ALLOC_SURVIVED: process.env.ALLOC_SURVIVED ?? '' }, true, { main: sourcesEntry(codeRoot) });
   try {
     await warmUp(gateway.chatUrl, gateway.authorization, mode, 64);
     gateway.child.kill('SIGWINCH');
@@ -80,7 +81,7 @@ function report(head: ProfileNode, requests: number): void {
     console.log(`\n| ${title} | bytes per request |\n|---|--:|`);
     for (const [name, bytes] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`| ${name} | ${(bytes / requests).toFixed(0)} |`);
   };
-  console.log(`${latency} ms upstream, ${mode}, 64 connections: ${requests} requests, ${(total / requests).toFixed(0)} bytes ${process.env.ALLOC_LIVE === '1' ? 'still in the heap at the end' : 'allocated'} per request (sampled)`);
+  console.log(`${latency} ms upstream, ${mode}, 64 connections: ${requests} requests, ${(total / requests).toFixed(0)} bytes ${process.env.ALLOC_LIVE === '1' ? 'still in the heap at the end' : process.env.ALLOC_SURVIVED === '1' ? 'that outlived a scavenge' : 'allocated'} per request (sampled)`);
   table('allocating function', bySelf);
   table('nearest gateway function on the stack', byOwn);
 }

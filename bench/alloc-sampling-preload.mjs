@@ -3,7 +3,9 @@
 // collected, one sample per ~$ALLOC_SAMPLING_BYTES bytes, default 8 KB); the next one stops it and
 // writes the profile to $ALLOC_PROFILE_FILE, then a line "alloc-profile written" on stderr.
 // ALLOC_LIVE=1: only what is still in the heap when it stops — what outlived the young generation
-// (promoted, until a full GC collects it) and what the requests in flight hold.
+// (promoted, until a full GC collects it) and what the requests in flight hold. ALLOC_SURVIVED=1:
+// what outlived a young-generation collection, whenever it died after (the scavenges' copying and
+// promotion work).
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 
@@ -15,8 +17,9 @@ process.on('SIGWINCH', () => {
   if (!sampling) {
     sampling = true;
     const samplingInterval = Number(process.env.ALLOC_SAMPLING_BYTES || 8192);
-    const collected = process.env.ALLOC_LIVE !== '1';
-    session.post('HeapProfiler.startSampling', { samplingInterval, includeObjectsCollectedByMajorGC: collected, includeObjectsCollectedByMinorGC: collected });
+    const live = process.env.ALLOC_LIVE === '1';
+    const survived = process.env.ALLOC_SURVIVED === '1';
+    session.post('HeapProfiler.startSampling', { samplingInterval, includeObjectsCollectedByMajorGC: !live, includeObjectsCollectedByMinorGC: !live && !survived });
     return;
   }
   sampling = false;

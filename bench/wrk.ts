@@ -7,7 +7,7 @@ import { CLK_TCK, cpuMicros, otherCores, sampleLoad, stealCores } from './machin
 import { cleanEnv, outputOf, track } from './processes.ts';
 import type { Mode, WrkResult } from './results.ts';
 import type { Simulator } from './servers.ts';
-import { BENCH, BODIES, durationS, LOAD_CORE, MAX_WARMUP_S, warmupRequests, warmupS } from './settings.ts';
+import { BENCH, BODIES, durationS, LOAD_CORE, MAX_WARMUP_S, MODEL, warmupRequests, warmupS } from './settings.ts';
 
 async function wrk(url: string, authorization: string, mode: Mode, connections: number, seconds: number): Promise<WrkResult> {
   const args = ['-c', LOAD_CORE, 'wrk', '-t', '1', '-c', String(connections), '-d', `${seconds}s`, '--timeout', '10s', '--latency', '-s', join(BENCH, 'post.lua'), url];
@@ -49,9 +49,11 @@ async function wrk(url: string, authorization: string, mode: Mode, connections: 
  * Warm-up before a measured run: BENCH_WARMUP seconds at 64 connections (or more), repeated until
  * BENCH_WARMUP_REQUESTS were served (at most 30 s), so that the JIT has seen tens of thousands of
  * requests whatever the case's concurrency and upstream latency — a production gateway is warm —
- * then a second at the case's own concurrency to settle the connection pools.
+ * then a second at the case's own concurrency to settle the connection pools. Under the first
+ * run, one client leaves while its request waits on the upstream (leaveMidRequest).
  */
 export async function warmUp(url: string, authorization: string, mode: Mode, connections: number): Promise<void> {
+  const left = leaveMidRequest(url, authorization);
   // by count too: against a 50 ms upstream 5 s are ~6,000 requests, and V8 was still compiling
   // (15 % of the gateway's CPU in the measured run, against 2 % when saturated)
   let served = 0;
@@ -59,6 +61,22 @@ export async function warmUp(url: string, authorization: string, mode: Mode, con
     served += (await wrk(url, authorization, mode, Math.max(64, connections), warmupS)).requests;
   }
   if (connections < 64) await wrk(url, authorization, mode, connections, 1);
+  await left;
+}
+
+/**
+ * A client that leaves a second after sending, while the simulator holds its answer for five
+ * (`[[sim:slow]]`). The gateway charges such a client its prompt, counted locally: in a gateway
+ * of plain chats whose vendor reports usage that is its first local count, which starts the
+ * tokenizer thread and builds its tables (~0.2–0.3 s of CPU, once in a process's life). A gateway
+ * in production has seen clients leave; without this, that one-off cost fell into whichever
+ * measured run first ended with requests in flight (wrk stops with all its connections busy).
+ */
+async function leaveMidRequest(url: string, authorization: string): Promise<void> {
+  const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: '[[sim:slow=5000]] A client that leaves.' }] });
+  await fetch(url, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(1000) })
+    .then((response) => response.arrayBuffer())
+    .catch(() => undefined);
 }
 
 export interface MeasuredRun {
