@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startSmallWorker } from '../core/small-worker.ts';
 import { workerModule } from '../core/worker-module.ts';
 import type { OffLoopCounter } from '../core/contracts/token-counter.ts';
 import { o200kBuilt } from '../core/tokens/o200k.ts';
@@ -96,7 +97,7 @@ class TokenThread {
   }
 
   private start(): Worker {
-    const worker = new Worker(workerModule('token-worker', import.meta.url), { execArgv: [] });
+    const worker = startSmallWorker(workerModule('token-worker', import.meta.url), { execArgv: [], resourceLimits: TOKEN_WORKER_LIMITS });
     worker.unref();
     worker.on('message', (message: { id: number; counts: number[] }) => {
       const job = this.pending.get(message.id);
@@ -115,6 +116,12 @@ class TokenThread {
     return worker;
   }
 }
+
+/**
+ * The thread's work is building its tables (~27 MB, all kept) and counting: a young generation
+ * of the event loop's size (16 MB) would only hold garbage between counts.
+ */
+const TOKEN_WORKER_LIMITS = { maxYoungGenerationSizeMb: 4 };
 
 const tokenThread = new TokenThread();
 

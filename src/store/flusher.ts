@@ -1,6 +1,7 @@
 import { getCompileCacheDir } from 'node:module';
 import { dirname } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startSmallWorker } from '../core/small-worker.ts';
 import { workerModule } from '../core/worker-module.ts';
 import type { Kysely } from 'kysely';
 import type { Store } from './database.ts';
@@ -45,7 +46,8 @@ export function inPlaceFlusher(db: Kysely<Database>): Flusher {
 /**
  * The flush thread allocates little (a batch of rows every cycle), yet V8 sizes an isolate's
  * young generation for a busy one: up to 32 MB here after a few thousand requests. 4 MB holds
- * it to ~20 MB of heap (measured: 31 → 19 MB at start, 32 → 24 MB after 4,000 requests).
+ * it to ~20 MB of heap (measured: 31 → 19 MB at start, 32 → 24 MB after 4,000 requests), where
+ * node's own --max-semi-space-size does not override it (startSmallWorker).
  */
 const FLUSH_WORKER_LIMITS = { maxYoungGenerationSizeMb: 4 };
 
@@ -109,7 +111,7 @@ class WorkerFlusher implements Flusher {
   private start(statements: FlushStatements): Worker {
     const workerData: FlushWorkerData = { path: this.path, statements };
     const env = workerEnv();
-    const worker = new Worker(workerModule('flush-worker', import.meta.url), { workerData, resourceLimits: FLUSH_WORKER_LIMITS, ...(env && { env }) });
+    const worker = startSmallWorker(workerModule('flush-worker', import.meta.url), { workerData, resourceLimits: FLUSH_WORKER_LIMITS, ...(env && { env }) });
     worker.unref();
     worker.on('message', (reply: FlushReply) => {
       const waiter = this.pending.get(reply.id);
