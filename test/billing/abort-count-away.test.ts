@@ -11,6 +11,7 @@ import OpenAI from 'openai';
 import { o200kBuilt } from '../../src/core/tokens/o200k.ts';
 import { countChatPromptTokens, type TextCounter } from '../../src/core/tokens/token-counter.ts';
 import { countInThread } from '../../src/pipeline/off-loop-counter.ts';
+import { readThenAbort } from '../helpers/billing.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { tapUsage, type UsageTap } from '../helpers/upstreams.ts';
 
@@ -73,17 +74,7 @@ test('a client that leaves mid-stream (the tables built by now): the prompt and 
   const controller = new AbortController();
   const client = new OpenAI({ apiKey: customer.key, baseURL: tg.baseURL, maxRetries: 0 });
   const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true }, { signal: controller.signal });
-  let received = '';
-  let chunks = 0;
-  try {
-    for await (const chunk of stream) {
-      received += chunk.choices[0]?.delta.content ?? '';
-      if (++chunks === 4) controller.abort();
-    }
-  } catch (error) {
-    // depending on where the abort lands the SDK throws or just ends the iteration
-    assert.ok(error instanceof OpenAI.APIUserAbortError || (error as Error).name === 'AbortError', String(error));
-  }
+  const { received } = await readThenAbort(stream, controller, 4);
   const row = await settled;
   assert.equal(row.status, 499);
   assert.equal(row.estimated, 1, 'the vendor never sent its usage: counted locally');

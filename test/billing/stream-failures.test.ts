@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { countTokens } from 'gpt-tokenizer';
 import OpenAI from 'openai';
 import { SseDecoder } from '../../src/core/sse.ts';
+import { readThenAbort } from '../helpers/billing.ts';
 import { startTestGateway, type Customer, type TestGateway } from '../helpers/gateway.ts';
 import { addSimProvider, tapUsage, usageRows, usdToNanoExact, type SimProvider, type UsageTap } from '../helpers/upstreams.ts';
 
@@ -54,17 +55,7 @@ describe('client abort mid-stream', () => {
     const settled = tap.next((row) => row.account_id === customer.accountId);
     const controller = new AbortController();
     const stream = await client(customer).chat.completions.create({ model: 'gpt-4o', messages, stream: true }, { signal: controller.signal });
-    let chunks = 0;
-    let received = '';
-    try {
-      for await (const chunk of stream) {
-        received += chunk.choices[0]?.delta.content ?? '';
-        if (++chunks === 4) controller.abort();
-      }
-    } catch (error) {
-      // depending on where the abort lands the SDK throws or just ends the iteration
-      assert.ok(error instanceof OpenAI.APIUserAbortError || (error as Error).name === 'AbortError', String(error));
-    }
+    const { received, chunks } = await readThenAbort(stream, controller, 4);
     assert.equal(chunks, 4, 'nothing more was read after the abort');
     assert.ok(received.length > 0);
 

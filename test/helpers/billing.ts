@@ -1,6 +1,7 @@
 // Exact expected charges, computed from the catalogue's prices the way the ledger must: integer
 // nano-dollars, the sum of tokens × rate over all token kinds, rounded once (half up).
 import assert from 'node:assert/strict';
+import OpenAI from 'openai';
 import type { TestGateway } from './gateway.ts';
 import { usageRows, usdToNanoExact } from './upstreams.ts';
 
@@ -78,4 +79,22 @@ export async function assertChargedExactly(tg: TestGateway, accountId: string, s
 export async function assertNotCharged(tg: TestGateway, accountId: string, startNano: number): Promise<void> {
   assert.equal(tg.balanceNano(accountId), startNano, 'not charged');
   await tg.assertBillingInvariants(accountId);
+}
+
+/**
+ * Reads an OpenAI SDK chat stream and aborts it after `chunks` chunks: the content read and how
+ * many chunks came (depending on where the abort lands the SDK throws or just ends the iteration).
+ */
+export async function readThenAbort(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>, controller: AbortController, chunks: number): Promise<{ received: string; chunks: number }> {
+  let received = '';
+  let read = 0;
+  try {
+    for await (const chunk of stream) {
+      received += chunk.choices[0]?.delta.content ?? '';
+      if (++read === chunks) controller.abort();
+    }
+  } catch (error) {
+    assert.ok(error instanceof OpenAI.APIUserAbortError || (error as Error).name === 'AbortError', String(error));
+  }
+  return { received, chunks: read };
 }
