@@ -108,7 +108,12 @@ export async function createGateway(config: Config, log: Logger): Promise<Gatewa
     config.syncIntervalMs,
     createFlusher(store),
   );
-  const settlementLog = config.settlementLog.dir ? new SettlementLog(config.settlementLog.dir, config.databaseUrl, { fsync: config.settlementLog.fsync }) : undefined;
+  const settlementLog = config.settlementLog.dir
+    ? new SettlementLog(config.settlementLog.dir, config.databaseUrl, {
+        fsync: config.settlementLog.fsync,
+        onGroupError: (error) => log.error({ err: error }, 'settlement log: a write failed; the charges it held are queued for the database but not logged'),
+      })
+    : undefined;
   sync.settlementLog = settlementLog;
   const ledger = new Ledger(sync);
   // every instance signs links with the same key: from the environment, else one kept in the database

@@ -26,8 +26,10 @@ export interface Orphans {
 
 /**
  * The write-behind's durability between two flushes. Every journal entry this process applies is
- * appended here, one JSON line, with one write(2) before the answer it charges ends; the database
- * still gets its entries in batches. A write that returned is in the kernel's page cache, which
+ * appended here, one JSON line, written before the answer it charges ends; the database still gets
+ * its entries in batches. The charges of HTTP answers (`grouped`) are written together, one write(2)
+ * per event-loop turn, their answers' last bytes held until it returned; others (a realtime
+ * response, a video job) with a write(2) of their own. A write that returned is in the kernel's page cache, which
  * outlives a killed process (kill -9, an OOM kill, a crash of Node): only a machine crash or power
  * loss can take it, and `fsync` (MODELGATE_SETTLEMENT_LOG_FSYNC) closes that too at the price of a
  * disk flush per charge.
@@ -52,13 +54,20 @@ export class SettlementLog implements SettlementJournal {
   private fd: number | undefined;
   private segment = 0;
   private readonly sealed: number[] = [];
+  /** lines of grouped appends not yet written, and the promise their answers wait on */
+  private pending: string[] = [];
+  private pendingWritten: Promise<void> | undefined;
+  private grouping = false;
+  private readonly onGroupError: (error: unknown) => void;
 
   private readonly scope: string;
 
   /** `database`: the database URL the entries are bound for (only its hash is kept) */
-  constructor(dir: string, database: string, options: { fsync?: boolean } = {}) {
+  /** `onGroupError`: a grouped write failed (the disk): its answers go out, their charges wait in the write-behind queue alone */
+  constructor(dir: string, database: string, options: { fsync?: boolean; onGroupError?: (error: unknown) => void } = {}) {
     this.dir = dir;
     this.fsync = options.fsync ?? false;
+    this.onGroupError = options.onGroupError ?? (() => undefined);
     this.scope = createHash('sha256').update(database).digest('hex').slice(0, 10);
     mkdirSync(dir, { recursive: true });
     this.owner = ownerId(process.pid, startTimeOf(process.pid), randomBytes(4).toString('hex'));
@@ -69,13 +78,47 @@ export class SettlementLog implements SettlementJournal {
    * row as `encodeUsageRow` wrote it (its values in column order), kept as `v`.
    */
   append(entry: LedgerEntry, usage: string | null): void {
-    const fd = (this.fd ??= openSync(this.path(this.segment), 'a'));
-    writeSync(fd, usage === null ? `{"e":${JSON.stringify(entry)}}\n` : `{"e":${JSON.stringify(entry)},"v":${usage}}\n`);
-    if (this.fsync) fdatasyncSync(fd);
+    const line = usage === null ? `{"e":${JSON.stringify(entry)}}\n` : `{"e":${JSON.stringify(entry)},"v":${usage}}\n`;
+    if (this.grouping) {
+      this.pending.push(line);
+      return;
+    }
+    // in order: the lines of this turn's groups first
+    this.writePending();
+    this.write(line);
+  }
+
+  /**
+   * Appends made by `fn` wait for the end of this event-loop turn, then are written with the
+   * turn's other groups in one write(2) (and one fdatasync with MODELGATE_SETTLEMENT_LOG_FSYNC):
+   * the returned promise settles after it. A saturated gateway settles several answers a turn;
+   * a write apiece was its largest function of its own (~3.6 µs a request under perf).
+   */
+  grouped(fn: () => void): Promise<void> | undefined {
+    const before = this.pending.length;
+    this.grouping = true;
+    try {
+      fn();
+    } finally {
+      this.grouping = false;
+    }
+    if (this.pending.length === before) return undefined;
+    return (this.pendingWritten ??= new Promise((resolve) =>
+      setImmediate(() => {
+        try {
+          this.writePending();
+        } catch (error) {
+          // the answers still go out: their charges are queued for the database, only not logged
+          this.onGroupError(error);
+        }
+        resolve();
+      }),
+    ));
   }
 
   /** A batch is being taken: what was appended so far is in it (or in an earlier one still queued). */
   seal(): void {
+    this.writePending();
     if (this.fd === undefined) return;
     closeSync(this.fd);
     this.fd = undefined;
@@ -89,6 +132,7 @@ export class SettlementLog implements SettlementJournal {
 
   /** Clean shutdown, after the last flush committed: nothing left to replay. */
   close(): void {
+    this.pending = [];
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
     this.sealed.push(this.segment++);
@@ -126,6 +170,21 @@ export class SettlementLog implements SettlementJournal {
       result.push({ owner, settlements, skipped, discard: () => files.forEach((f) => unlinkQuietly(join(this.dir, f.name))) });
     }
     return result;
+  }
+
+  private write(text: string): void {
+    const fd = (this.fd ??= openSync(this.path(this.segment), 'a'));
+    writeSync(fd, text);
+    if (this.fsync) fdatasyncSync(fd);
+  }
+
+  /** The grouped lines not yet written, in one write; their promise settles when its turn ends. */
+  private writePending(): void {
+    if (this.pending.length === 0) return;
+    const text = this.pending.join('');
+    this.pending = [];
+    this.pendingWritten = undefined;
+    this.write(text);
   }
 
   private path(segment: number): string {

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { ByteStream } from '../core/contracts/vendor-codec.ts';
 import { priceOf } from '../core/pricing.ts';
 import { costHeaders } from './answer-cost.ts';
-import { settleCall } from './settle-call.ts';
+import { settleBeforeAnswer } from './settle-call.ts';
 import { transportFailure } from './relay-sse.ts';
 import type { AttemptResult, AttemptScope, UpstreamBodyStream } from './types.ts';
 
@@ -55,7 +55,8 @@ export async function relayBytes<Call, Result>(scope: AttemptScope<Call, Result>
   if (!committed) commit();
   outcome.status = 200;
   outcome.usage = info.usage;
-  settleCall(deps, ctx, scope.op, outcome, scope.holds);
+  const logged = settleBeforeAnswer(deps, ctx, scope.op, outcome, scope.holds);
+  if (logged) await logged;
   res.end();
   return { kind: 'done' };
 }

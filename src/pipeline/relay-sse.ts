@@ -5,7 +5,7 @@ import { KeepAliveTicker, StreamSink } from './client-sink.ts';
 import { relayEvents, type StreamRelay } from '../core/contracts/vendor-codec.ts';
 import { withCost } from './answer-cost.ts';
 import { offLoopCounter } from './off-loop-counter.ts';
-import { settleCall } from './settle-call.ts';
+import { settleBeforeAnswer } from './settle-call.ts';
 import type { AttemptResult, AttemptScope, UpstreamBodyStream } from './types.ts';
 import { UpstreamTransportError } from './upstream-client.ts';
 
@@ -100,7 +100,8 @@ export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result
   outcome.status = 200;
   outcome.usage = end.usage ?? { ...emptyUsage(), inputTokens: op.estimate.inputTokens, outputTokens: relay.deliveredOutputTokens() };
   outcome.estimated = end.usage === null;
-  settleCall(deps, ctx, op, outcome, scope.holds);
+  const logged = settleBeforeAnswer(deps, ctx, op, outcome, scope.holds);
+  if (logged) await logged;
   finish(withCost(end.trailer(outcome.usage), outcome));
   return { kind: 'done' };
 }

@@ -11,7 +11,7 @@ import { ClientGone, relayStream, transportFailure } from './relay-sse.ts';
 import { recordRequest } from './request-record.ts';
 import type { Candidate } from './router.ts';
 import { offLoopCounter } from './off-loop-counter.ts';
-import { settleCall } from './settle-call.ts';
+import { settleBeforeAnswer, settleCall } from './settle-call.ts';
 import { countTextTokens } from '../core/tokens/token-counter.ts';
 import type { AttemptResult, AttemptScope, CallHolds, OperationRequest, PipelineDeps, RequestContext, RequestOutcome, Responded } from './types.ts';
 import type { UpstreamResponse } from './upstream-client.ts';
@@ -223,6 +223,7 @@ async function answer<Call, Result>(
   }
   const status = answer.status ?? response.status;
   outcome.status = status;
+  let logged: Promise<void> | undefined;
   if (!state.holdTaken) {
     outcome.usage = decoded.usage ?? {
       ...emptyUsage(),
@@ -231,7 +232,7 @@ async function answer<Call, Result>(
     };
     outcome.estimated = decoded.usage === null;
     // charged (and logged) before the answer goes out: see settleCall
-    settleCall(deps, ctx, op, outcome, state);
+    logged = settleBeforeAnswer(deps, ctx, op, outcome, state);
     reply.headers(costHeaders(outcome));
     // only JSON has a usage object (a text transcript could hold the words)
     if (answer.contentType.startsWith('application/json')) answer = { ...answer, body: withCost(answer.body, outcome) };
@@ -239,6 +240,7 @@ async function answer<Call, Result>(
     // the hold went to a job, settled when it ends: what it holds is the cost expected
     reply.headers(costHeaders({ costNano: state.hold!.amount, estimated: true }));
   }
+  if (logged) await logged;
   reply.code(status).headers(ctx.responseHeaders).header('content-type', answer.contentType).send(answer.body);
   return { kind: 'done' };
 }

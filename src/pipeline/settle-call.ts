@@ -26,4 +26,18 @@ export function settleCall<Call, Result>(deps: PipelineDeps, ctx: RequestContext
   holds.trace.settled(outcome);
 }
 
+/**
+ * settleCall right before an answer's last bytes: the charge's settlement-log line is written with
+ * the other answers' of this event-loop turn (SettlementLog.grouped); the caller writes those bytes
+ * once the returned promise settles (undefined: nothing to wait for).
+ */
+export function settleBeforeAnswer<Call, Result>(deps: PipelineDeps, ctx: RequestContext, op: OperationRequest<Call, Result>, outcome: RequestOutcome, holds: CallHolds): Promise<void> | undefined {
+  const log = deps.sync.settlementLog;
+  if (!log?.grouped) {
+    settleCall(deps, ctx, op, outcome, holds);
+    return undefined;
+  }
+  return log.grouped(() => settleCall(deps, ctx, op, outcome, holds));
+}
+
 const heldOf = (hold: NonNullable<CallHolds['hold']>, holds: CallHolds): HeldMoney => ({ holds: [hold], shared: holds.shared ? [holds.shared] : [] });

@@ -51,6 +51,12 @@ const MAX_RETRY_DELAY_MS = 10_000;
 export interface SettlementJournal {
   /** `usage`: the charge's usage row as `encodeUsageRow` wrote it */
   append(entry: LedgerEntry, usage: string | null): void;
+  /**
+   * Runs `fn`; what it appends is written with the other such appends of this event-loop turn,
+   * in one write. The promise settles once it is written (an answer's last bytes wait for it);
+   * undefined when `fn` appended nothing, or wrote in place.
+   */
+  grouped?(fn: () => void): Promise<void> | undefined;
   seal(): void;
   committed(): void;
   close(): void;
