@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/key-store.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import type { KeyRateLimiter } from '../limits/rate-limiter.ts';
+import type { StateSync } from '../store/state-sync.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,10 +16,11 @@ export const NO_RATE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 
 type Done = (error?: Error) => void;
 
-/** The key's request limit and its account's balance: all admission looks at. */
+/** The key's request limit, its account's balance and whether the write-behind keeps up: all admission looks at. */
 export interface AdmissionDeps {
   limiter: Pick<KeyRateLimiter, 'admitRequest'>;
   ledger: Pick<Ledger, 'requireHeadroom'>;
+  sync: Pick<StateSync, 'backlog'>;
 }
 
 /**
@@ -31,11 +33,18 @@ export interface AdmissionDeps {
  *
  * A preHandler, so it runs before a multipart body is read (the handlers read it as a stream),
  * and a callback hook: a key without a rate limit passes without a promise or a turn of the loop.
+ * While the write-behind is behind (StateSync.backlog) new work waits for its flush first: a
+ * gateway saturated for long would otherwise queue charges and usage rows without bound.
  */
 export function admitBeforeWork(deps: AdmissionDeps) {
-  return (request: FastifyRequest, reply: FastifyReply, done: Done): void => {
+  const admit = (request: FastifyRequest, reply: FastifyReply, done: Done): void => {
     if (request.method !== 'POST') {
       done();
+      return;
+    }
+    const backlog = deps.sync.backlog();
+    if (backlog) {
+      void backlog.then(() => admit(request, reply, done));
       return;
     }
     const principal = request.principal!;
@@ -49,6 +58,7 @@ export function admitBeforeWork(deps: AdmissionDeps) {
       (error: Error) => refuse(request, reply, error, done),
     );
   };
+  return admit;
 }
 
 /** A multipart body is still unread when it is refused: the connection closes after the answer instead of draining it. */

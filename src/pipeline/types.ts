@@ -30,7 +30,7 @@ export interface PipelineDeps {
   log: Pick<Logger, 'warn'>;
   requestLog: RequestLog;
   /** usage rows and key touches are written behind; the settlement log decides whether a charge carries its row */
-  sync: Pick<StateSync, 'recordUsage' | 'touchKey' | 'settlementLog'>;
+  sync: Pick<StateSync, 'recordUsage' | 'touchKey' | 'settlementLog' | 'backlog'>;
   ledger: Ledger;
   router: Router;
   catalogue: Catalogue;

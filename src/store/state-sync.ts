@@ -41,6 +41,12 @@ export interface FlushHealth {
   failedFlushes: number;
 }
 
+/**
+ * Admission waits for the write-behind once its oldest unwritten row is this old while the database
+ * takes writes (StateSync.backlog).
+ */
+export const BACKLOG_LIMIT_MS = 2_000;
+
 /** the longest wait between two attempts of a flush that failed because the database was unavailable */
 const MAX_RETRY_DELAY_MS = 10_000;
 
@@ -98,6 +104,10 @@ export class StateSync {
   private deadLetters = 0;
   private stuck = 0;
   private failedFlushes = 0;
+  /** see backlog(); tests shorten it */
+  backlogLimitMs = BACKLOG_LIMIT_MS;
+  /** what admission waits on while backlogged: settled when the flush under way (or the next) ends */
+  private drained: { promise: Promise<void>; resolve: () => void } | undefined;
   /** entries committed whose change this instance has not polled back yet */
   private committedUnseen: LedgerEntry[] = [];
   /** where every queued journal entry is appended before it waits for the flush (none: in memory only) */
@@ -149,6 +159,26 @@ export class StateSync {
 
   get pendingWrites(): number {
     return this.batch.entries.length + this.batch.usage.length;
+  }
+
+  /**
+   * Something to wait on before admitting more work when the write-behind has fallen behind: its
+   * oldest unwritten row is older than `backlogLimitMs` while the database takes writes. On one
+   * saturated core the flush thread (below the event loop) got less CPU than the rows needed, and
+   * the queue — and the memory it holds — grew for as long as the load lasted; waiting lets the
+   * event loop go idle and the flush catch up. Settles when the flush under way (or the next) ends.
+   * undefined otherwise, and while the database is unavailable: the queue is there to ride that out.
+   */
+  backlog(): Promise<void> | undefined {
+    if (this.failures > 0) return undefined;
+    const since = this.flushingSince !== 0 ? this.flushingSince : this.queuedSince;
+    if (since === 0 || Date.now() - since < this.backlogLimitMs) return undefined;
+    if (!this.drained) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.drained = { promise, resolve };
+    }
+    return this.drained.promise;
   }
 
   /** the change counter up to which this instance has applied every committed change */
@@ -280,6 +310,10 @@ export class StateSync {
     } finally {
       this.flushingSince = 0;
       this.flushingRows = 0;
+      // admission re-checks: still behind (rows queued during a long flush), it waits for the next
+      const drained = this.drained;
+      this.drained = undefined;
+      drained?.resolve();
     }
   }
 
