@@ -47,6 +47,7 @@ async function app() {
     },
     ledger: { isAccountDisabled: () => false, requireHeadroom: () => undefined },
     limiter: { admitRequest: () => undefined },
+    sync: { backlog: () => undefined },
     config: { defaultMaxOutputTokens: 16, media: { upstreamTimeoutMs: 1000 } },
   } as unknown as DialectRouteDeps;
   const fastify = Fastify();
