@@ -33,32 +33,33 @@ export interface AdmissionDeps {
  *
  * A preHandler, so it runs before a multipart body is read (the handlers read it as a stream),
  * and a callback hook: a key without a rate limit passes without a promise or a turn of the loop.
- * While the write-behind is behind (StateSync.backlog) new work waits for its flush first: a
- * gateway saturated for long would otherwise queue charges and usage rows without bound.
+ * While the write-behind is behind (StateSync.backlog) new work waits once for its flush (at most
+ * a second): a gateway saturated for long would otherwise queue charges and usage rows without bound.
  */
 export function admitBeforeWork(deps: AdmissionDeps) {
-  const admit = (request: FastifyRequest, reply: FastifyReply, done: Done): void => {
+  return (request: FastifyRequest, reply: FastifyReply, done: Done): void => {
     if (request.method !== 'POST') {
       done();
       return;
     }
     const backlog = deps.sync.backlog();
-    if (backlog) {
-      void backlog.then(() => admit(request, reply, done));
-      return;
-    }
-    const principal = request.principal!;
-    const counted = deps.limiter.admitRequest(principal.key);
-    if (!counted) {
-      checkFunds(deps, request, reply, principal, NO_RATE_HEADERS, done);
-      return;
-    }
-    counted.then(
-      (headers) => checkFunds(deps, request, reply, principal, headers, done),
-      (error: Error) => refuse(request, reply, error, done),
-    );
+    if (backlog) void backlog.then(() => admit(deps, request, reply, done));
+    else admit(deps, request, reply, done);
   };
-  return admit;
+}
+
+/** The key's requests-per-minute limit, then its account's funds. */
+function admit(deps: AdmissionDeps, request: FastifyRequest, reply: FastifyReply, done: Done): void {
+  const principal = request.principal!;
+  const counted = deps.limiter.admitRequest(principal.key);
+  if (!counted) {
+    checkFunds(deps, request, reply, principal, NO_RATE_HEADERS, done);
+    return;
+  }
+  counted.then(
+    (headers) => checkFunds(deps, request, reply, principal, headers, done),
+    (error: Error) => refuse(request, reply, error, done),
+  );
 }
 
 /** A multipart body is still unread when it is refused: the connection closes after the answer instead of draining it. */

@@ -46,6 +46,11 @@ export interface FlushHealth {
  * takes writes (StateSync.backlog).
  */
 export const BACKLOG_LIMIT_MS = 2_000;
+/**
+ * The longest a request waits for it: a flush that hangs (a lock held elsewhere) without failing
+ * slows admission, never stops it.
+ */
+export const BACKLOG_MAX_WAIT_MS = 1_000;
 
 /** the longest wait between two attempts of a flush that failed because the database was unavailable */
 const MAX_RETRY_DELAY_MS = 10_000;
@@ -106,8 +111,8 @@ export class StateSync {
   private failedFlushes = 0;
   /** see backlog(); tests shorten it */
   backlogLimitMs = BACKLOG_LIMIT_MS;
-  /** what admission waits on while backlogged: settled when the flush under way (or the next) ends */
-  private drained: { promise: Promise<void>; resolve: () => void } | undefined;
+  /** what admission waits on while backlogged: settled when the flush under way (or the next) ends, or after BACKLOG_MAX_WAIT_MS */
+  private drained: PromiseWithResolvers<void> | undefined;
   /** entries committed whose change this instance has not polled back yet */
   private committedUnseen: LedgerEntry[] = [];
   /** where every queued journal entry is appended before it waits for the flush (none: in memory only) */
@@ -166,17 +171,20 @@ export class StateSync {
    * oldest unwritten row is older than `backlogLimitMs` while the database takes writes. On one
    * saturated core the flush thread (below the event loop) got less CPU than the rows needed, and
    * the queue — and the memory it holds — grew for as long as the load lasted; waiting lets the
-   * event loop go idle and the flush catch up. Settles when the flush under way (or the next) ends.
-   * undefined otherwise, and while the database is unavailable: the queue is there to ride that out.
+   * event loop go idle and the flush catch up. Settles when the flush under way (or the next) ends,
+   * or after BACKLOG_MAX_WAIT_MS. undefined otherwise, and while the database is unavailable: the
+   * queue is there to ride that out.
    */
   backlog(): Promise<void> | undefined {
     if (this.failures > 0) return undefined;
     const since = this.flushingSince !== 0 ? this.flushingSince : this.queuedSince;
     if (since === 0 || Date.now() - since < this.backlogLimitMs) return undefined;
     if (!this.drained) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => (resolve = r));
-      this.drained = { promise, resolve };
+      const drained = (this.drained = Promise.withResolvers<void>());
+      setTimeout(() => {
+        if (this.drained === drained) this.drained = undefined;
+        drained.resolve();
+      }, BACKLOG_MAX_WAIT_MS).unref();
     }
     return this.drained.promise;
   }

@@ -12,7 +12,7 @@ import { openStore, type Store } from '../../src/store/database.ts';
 import { inPlaceFlusher, type Flusher } from '../../src/store/flusher.ts';
 import { accountsRepository } from '../../src/store/repositories/accounts.ts';
 import type { LedgerEntry, WriteBatch } from '../../src/store/repositories/ledger.ts';
-import { StateSync, type SyncListener } from '../../src/store/state-sync.ts';
+import { BACKLOG_MAX_WAIT_MS, StateSync, type SyncListener } from '../../src/store/state-sync.ts';
 
 let store: Store;
 before(async () => {
@@ -65,6 +65,22 @@ test('a queue older than the limit: a promise that settles when the flush under 
   await flushing;
   await waiting;
   assert.equal(sync.backlog(), undefined, 'nothing waiting any more');
+  await sync.stop();
+});
+
+test('a flush that hangs without failing holds admission for a second at most, not for good', async () => {
+  const flusher = gatedFlusher();
+  const sync = await syncWithEntry(flusher);
+  sync.backlogLimitMs = 0;
+  const flushing = sync.now();
+  let flushed = false;
+  void flushing.then(() => (flushed = true));
+  const started = performance.now();
+  await sync.backlog();
+  assert.equal(flushed, false, 'the flush still hangs');
+  assert.ok(performance.now() - started >= BACKLOG_MAX_WAIT_MS - 50, 'the wait lasted its bound');
+  flusher.release();
+  await flushing;
   await sync.stop();
 });
 
