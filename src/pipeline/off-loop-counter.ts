@@ -1,9 +1,7 @@
-import type { Worker } from 'node:worker_threads';
-import { startSmallWorker } from '../core/small-worker.ts';
-import { workerModule } from '../core/worker-module.ts';
 import type { OffLoopCounter } from '../core/contracts/token-counter.ts';
 import { o200kBuilt } from '../core/tokens/o200k.ts';
 import { BYTE_BOUND_CHARS, byteBound, countTextTokens, tokenizerUse, type TextCounter } from '../core/tokens/token-counter.ts';
+import { TokenThread } from './token-thread.ts';
 
 /**
  * A body smaller than this is counted on the event loop, as it always was: at most ~16 ms of
@@ -75,53 +73,6 @@ export function countPrompt<Body>(body: Body, measure: (body: Body, count: TextC
   const counter = counterFor((count) => measure(body, count), bodyBytes);
   return typeof counter === 'function' ? measure(body, counter) : counter.then((count) => measure(body, count));
 }
-
-/**
- * One worker thread, started when a large prompt first needs it, holding the process open only
- * while it has work. If it fails, the texts it had are bounded by their bytes (a request is never
- * failed for it) and the next count starts a new one.
- */
-class TokenThread {
-  private worker: Worker | undefined;
-  private readonly pending = new Map<number, { texts: string[]; resolve: (counts: number[]) => void }>();
-  private nextId = 0;
-
-  count(texts: string[]): Promise<number[]> {
-    const worker = (this.worker ??= this.start());
-    const id = ++this.nextId;
-    if (this.pending.size === 0) worker.ref();
-    return new Promise((resolve) => {
-      this.pending.set(id, { texts, resolve });
-      worker.postMessage({ id, texts });
-    });
-  }
-
-  private start(): Worker {
-    const worker = startSmallWorker(workerModule('token-worker', import.meta.url), { execArgv: [], resourceLimits: TOKEN_WORKER_LIMITS });
-    worker.unref();
-    worker.on('message', (message: { id: number; counts: number[] }) => {
-      const job = this.pending.get(message.id);
-      this.pending.delete(message.id);
-      if (this.pending.size === 0) worker.unref();
-      job?.resolve(message.counts);
-    });
-    const fail = () => {
-      if (this.worker !== worker) return;
-      this.worker = undefined;
-      for (const job of this.pending.values()) job.resolve(job.texts.map(byteBound));
-      this.pending.clear();
-    };
-    worker.on('error', fail);
-    worker.on('exit', fail);
-    return worker;
-  }
-}
-
-/**
- * The thread's work is building its tables (~27 MB, all kept) and counting: a young generation
- * of the event loop's size (16 MB) would only hold garbage between counts.
- */
-const TOKEN_WORKER_LIMITS = { maxYoungGenerationSizeMb: 4 };
 
 const tokenThread = new TokenThread();
 

@@ -1,0 +1,33 @@
+// The tokenizer thread ends once idle (its tables are ~40–45 MB) and starts again for the next count.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { test } from 'node:test';
+import { countTextTokens } from '../../src/core/tokens/token-counter.ts';
+import { TokenThread } from '../../src/pipeline/token-thread.ts';
+
+const texts = ['The tide came in over the flats.', 'héllo 世界 🙂'];
+
+test('idle: the thread ends; the next count starts a new one and counts the same', { timeout: 20_000 }, async () => {
+  const thread = new TokenThread(20);
+  assert.deepEqual(await thread.count(texts), texts.map(countTextTokens));
+  const first = thread.worker;
+  assert.ok(first, 'a thread while it has just counted');
+  const [code] = (await once(first, 'exit')) as [number];
+  assert.equal(code, 1, 'terminated');
+  assert.equal(thread.worker, undefined);
+  assert.deepEqual(await thread.count(texts), texts.map(countTextTokens));
+  assert.ok(thread.worker && thread.worker !== first, 'a new thread');
+  await once(thread.worker, 'exit');
+});
+
+test('a count under way when the idle time is up is answered by the same thread', { timeout: 20_000 }, async () => {
+  const thread = new TokenThread(1);
+  await thread.count(texts);
+  const worker = thread.worker;
+  // sent as the idle timer is armed; tens of milliseconds of counting, past its 1 ms
+  const long = 'The tide came in over the flats, and the birds rose. '.repeat(4000);
+  assert.deepEqual(await thread.count([long]), [countTextTokens(long)]);
+  assert.equal(thread.worker, worker, 'not ended while counting');
+  await once(worker!, 'exit');
+  assert.equal(thread.worker, undefined);
+});
