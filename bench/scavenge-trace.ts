@@ -32,6 +32,14 @@ try {
     const text = readFileSync(logPath, 'utf8').slice(from);
     console.log(`${latency} ms upstream, ${mode}, 64 connections: ${run.result.requests} requests, ${(run.gatewayUs / run.result.requests).toFixed(0)} µs of CPU per request`);
     const field = (line: string, name: string) => Number(new RegExp(`\\b${name}=([\\d.]+)`).exec(line)?.[1] ?? Number.NaN);
+    // full collections stop the event loop longest: their count and pauses, by kind
+    const majors = new Map<string, number[]>();
+    for (const line of text.split('\n')) {
+      const kind = /\bgc=(\w+)/.exec(line)?.[1];
+      if (!kind || kind === 's') continue;
+      majors.set(kind, [...(majors.get(kind) ?? []), field(line, 'pause')]);
+    }
+    for (const [kind, pauses] of majors) console.log(`gc=${kind}: ${pauses.length} collections, pauses ${pauses.map((p) => p.toFixed(1)).join(', ')} ms`);
     const byIsolate = new Map<string, string[]>();
     for (const line of text.split('\n')) {
       if (!line.includes('gc=s')) continue;

@@ -4,7 +4,8 @@
 // the longest stalls of the measured run are printed with the threads and frames that ran during
 // each. A stall with few samples in it is time the gateway was not on the core at all.
 //
-//   node bench/stall-trace.ts            AB_MODE json | stream, AB_LATENCY (upstream ms, 50), STALLS (how many to print, 12)
+//   node bench/stall-trace.ts            AB_MODE json | stream, AB_LATENCY (upstream ms, 50), STALLS (how many to print, 12),
+//                                      STALL_MS (the shortest stall logged, 8)
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,7 +45,7 @@ try {
       const timeNs = m ? BigInt(m[3]!.replace('.', '')) : 0n;
       return { thread: m?.[1] ?? '?', timeNs, frames: frames.map((f) => f.trim().split(/\s+/).slice(1).join(' ')).filter(Boolean) };
     });
-    process.stdout.write(`${lags.length} stalls ≥ 8 ms in the measured run; ${samples.length} samples\n`);
+    process.stdout.write(`${lags.length} stalls ≥ ${process.env.STALL_MS ?? 8} ms in the measured run; ${samples.length} samples\n`);
     for (const lag of lags.sort((a, b) => b.ms - a.ms).slice(0, Number(process.env.STALLS ?? 12))) {
       const inside = samples.filter((s) => s.timeNs >= lag.from && s.timeNs <= lag.to);
       const byThread = new Map<string, number>();
