@@ -7,35 +7,28 @@
 //
 //   node bench/core-trace.ts      AB_MODE json | stream, AB_LATENCY (upstream ms, 50),
 //                                 STALLS (how many to print, 8), STALL_MS (the shortest logged, 8)
-import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { startGateway } from './gateway.ts';
-import { BENCH, gatewayNodeArgs, GATEWAY_CORE } from './settings.ts';
-import { stop, track } from './processes.ts';
+import { BENCH, gatewayNodeArgs, GATEWAY_CORE, RESULTS } from './settings.ts';
+import { stop } from './processes.ts';
 import type { Mode } from './results.ts';
 import { startSimulator } from './servers.ts';
+import { stallsUnderPerf } from './stalls-under-perf.ts';
 import { createTmp, removeTmp } from './workspace.ts';
-import { measuredRun, warmUp } from './wrk.ts';
 
 const mode = (process.env.AB_MODE ?? 'json') as Mode;
 gatewayNodeArgs.push(`--import=${BENCH}/stall-preload.mjs`, '--perf-basic-prof-only-functions');
 createTmp();
 const sim = await startSimulator(Number(process.env.AB_LATENCY ?? 50));
-const out = '/tmp/sched.data';
+mkdirSync(join(RESULTS, 'profiles'), { recursive: true });
+const out = join(RESULTS, 'profiles', 'core-switches.data');
 try {
   const gateway = await startGateway(sim);
   try {
-    await warmUp(gateway.chatUrl, gateway.authorization, mode, 64);
-    const perf = track(spawn('perf', ['record', '-k', 'CLOCK_MONOTONIC', '-e', 'sched:sched_switch', '-g', '-C', GATEWAY_CORE, '-o', out], { stdio: 'ignore' }));
-    await sleep(500);
-    const startedNs = process.hrtime.bigint();
-    const run = await measuredRun(gateway.chatUrl, gateway.authorization, mode, 64, sim, gateway.pid);
-    const endedNs = process.hrtime.bigint();
-    perf.kill('SIGINT');
-    await new Promise((resolve) => perf.once('exit', resolve));
+    const { run, stalls: lags } = await stallsUnderPerf(gateway, sim, mode, ['-e', 'sched:sched_switch', '-g', '-C', GATEWAY_CORE, '-o', out]);
     process.stdout.write(`p50 ${run.result.p50Ms} p99 ${run.result.p99Ms}\n`);
-    const lags = readFileSync(gateway.stderrPath, 'utf8').split('\n').filter((l) => l.startsWith('LAG ')).map((l) => l.split(' ')).map(([, from, to, ms]) => ({ from: BigInt(from!), to: BigInt(to!), ms: Number(ms) })).filter((lag) => lag.from >= startedNs && lag.to <= endedNs);
     const script = execFileSync('perf', ['script', '-i', out, '-F', 'time,trace,ip,sym', '--ns'], { encoding: 'utf8', maxBuffer: 1 << 30 });
     // prev_comm=node prev_pid=123 prev_prio=120 prev_state=R ==> next_comm=... next_pid=...
     const events = script.split(/\n(?=\s*\d+\.\d+:)/).map((block) => {

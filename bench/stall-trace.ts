@@ -6,17 +6,16 @@
 //
 //   node bench/stall-trace.ts            AB_MODE json | stream, AB_LATENCY (upstream ms, 50), STALLS (how many to print, 12),
 //                                      STALL_MS (the shortest stall logged, 8)
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startGateway } from './gateway.ts';
 import { BENCH, gatewayNodeArgs, RESULTS } from './settings.ts';
-import { stop, track } from './processes.ts';
+import { stop } from './processes.ts';
 import type { Mode } from './results.ts';
 import { startSimulator } from './servers.ts';
+import { stallsUnderPerf } from './stalls-under-perf.ts';
 import { createTmp, removeTmp } from './workspace.ts';
-import { measuredRun, warmUp } from './wrk.ts';
 
 const mode = (process.env.AB_MODE ?? 'json') as Mode;
 // the stall log, and names for JIT-compiled frames (/tmp/perf-<pid>.map)
@@ -28,16 +27,8 @@ const out = join(RESULTS, 'profiles', 'stalls.data');
 try {
   const gateway = await startGateway(sim);
   try {
-    await warmUp(gateway.chatUrl, gateway.authorization, mode, 64);
-    const perf = track(spawn('perf', ['record', '-k', 'CLOCK_MONOTONIC', '-e', 'task-clock', '-F', '999', '-g', '-p', String(gateway.pid), '-o', out], { stdio: 'ignore' }));
-    await sleep(500);
-    const startedNs = process.hrtime.bigint();
-    const run = await measuredRun(gateway.chatUrl, gateway.authorization, mode, 64, sim, gateway.pid);
-    const endedNs = process.hrtime.bigint();
-    perf.kill('SIGINT');
-    await new Promise((resolve) => perf.once('exit', resolve));
+    const { run, stalls: lags, startedNs } = await stallsUnderPerf(gateway, sim, mode, ['-e', 'task-clock', '-F', '999', '-g', '-p', String(gateway.pid), '-o', out]);
     process.stdout.write(`p50 ${run.result.p50Ms} p99 ${run.result.p99Ms} CPU ${(run.gatewayUs / run.result.requests).toFixed(0)} µs/req\n`);
-    const lags = readFileSync(gateway.stderrPath, 'utf8').split('\n').filter((l) => l.startsWith('LAG ')).map((l) => l.split(' ')).map(([, from, to, ms]) => ({ from: BigInt(from!), to: BigInt(to!), ms: Number(ms) })).filter((lag) => lag.from >= startedNs && lag.to <= endedNs);
     const script = execFileSync('perf', ['script', '-i', out, '-F', 'comm,tid,time,ip,sym', '--ns'], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
     const samples = script.split(/\n(?=\S)/).filter((b) => b.trim()).map((block) => {
       const [head = '', ...frames] = block.split('\n');
