@@ -68,7 +68,7 @@ export async function warmUp(url: string, authorization: string, mode: Mode, con
  * A client that leaves a second after sending, while the simulator holds its answer for five
  * (`[[sim:slow]]`). The gateway charges such a client its prompt, counted locally: in a gateway
  * of plain chats whose vendor reports usage that is its first local count, which starts the
- * tokenizer thread and builds its tables (~0.2–0.3 s of CPU, once in a process's life). A gateway
+ * tokenizer thread and builds its tables (~0.2–0.3 s of CPU; again only after 30 s unused). A gateway
  * in production has seen clients leave; without this, that one-off cost fell into whichever
  * measured run first ended with requests in flight (wrk stops with all its connections busy).
  */
