@@ -57,7 +57,7 @@ export class TokenThread {
       this.pending.delete(message.id);
       if (this.pending.size === 0) {
         worker.unref();
-        this.retireWhenIdle(worker);
+        this.retireWhenIdle();
       }
       job?.resolve(message.counts);
     });
@@ -72,16 +72,17 @@ export class TokenThread {
     return worker;
   }
 
-  /** (Re)arms the idle timer: one timer for the thread's life, refreshed after each count. */
-  private retireWhenIdle(worker: Worker): void {
+  /** (Re)arms the idle timer, refreshed after each count; it ends whichever thread is current when it fires. */
+  private retireWhenIdle(): void {
     if (this.idleTimer) {
       this.idleTimer.refresh();
       return;
     }
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;
+      const worker = this.current;
       // a count arrived since: the timer is armed again when it is answered
-      if (this.current !== worker || this.pending.size > 0) return;
+      if (!worker || this.pending.size > 0) return;
       this.current = undefined;
       void worker.terminate();
     }, this.idleMs).unref();

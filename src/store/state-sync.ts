@@ -318,7 +318,7 @@ export class StateSync {
     } finally {
       this.flushingSince = 0;
       this.flushingRows = 0;
-      // admission re-checks: still behind (rows queued during a long flush), it waits for the next
+      // the requests held by backlog() go on (each waits once); later ones wait for the next flush if it is still behind
       const drained = this.drained;
       this.drained = undefined;
       drained?.resolve();

@@ -31,3 +31,16 @@ test('a count under way when the idle time is up is answered by the same thread'
   await once(worker!, 'exit');
   assert.equal(thread.worker, undefined);
 });
+
+test('a thread that ended on its own: the one started after it still ends once idle', { timeout: 20_000 }, async () => {
+  // long enough that the second thread answers within the first one's idle time
+  const thread = new TokenThread(2_000);
+  await thread.count(texts);
+  // the first thread dies while its idle timer is armed (a crash, here a terminate)
+  await thread.worker!.terminate();
+  assert.equal(thread.worker, undefined);
+  assert.deepEqual(await thread.count(texts), texts.map(countTextTokens));
+  const second = thread.worker!;
+  await once(second, 'exit');
+  assert.equal(thread.worker, undefined);
+});
