@@ -1,7 +1,8 @@
 // Small vendor-neutral helpers shared by the vendor simulators (real HTTP servers used by tests,
-// demo mode and the benchmark). Kept deliberately tiny: node:http only, no framework.
+// demo mode and the benchmark). Kept deliberately tiny: node:http (node:http2 over TLS), no framework.
 import { createServer, type IncomingHttpHeaders, type Server, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { constants as http2, createSecureServer, type Http2ServerRequest } from 'node:http2';
+import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sseData } from '../../src/core/sse.ts';
 
@@ -61,8 +62,23 @@ export function startEventStream(res: ServerResponse, headers: OutgoingHttpHeade
     ...headers,
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
-    connection: 'keep-alive',
+    // HTTP/2 forbids connection-specific headers
+    ...(!isHttp2(res.req) && { connection: 'keep-alive' }),
   });
+}
+
+/** Whether a request came over HTTP/2 (a simulator served over TLS: `serveSimulator`'s `tls`). */
+export function isHttp2(req: IncomingMessage): boolean {
+  return req.httpVersionMajor === 2;
+}
+
+/**
+ * A request whose connection dies before any answer: the socket destroyed over HTTP/1.1; over
+ * HTTP/2 only this request's stream is reset (the connection carries other requests).
+ */
+export function dropConnection(req: IncomingMessage): void {
+  if (isHttp2(req)) (req as unknown as Http2ServerRequest).stream.close(http2.NGHTTP2_INTERNAL_ERROR);
+  else req.socket.destroy();
 }
 
 /**
@@ -118,27 +134,37 @@ export interface RecordedRequest {
 export interface SimulatorControls<Scenario, Recorded> {
   baseUrl: string;
   port: number;
+  /** connections accepted so far (over HTTP/2 many requests share one) */
+  readonly connections: number;
   readonly requests: Recorded[];
   enqueue(...scenarios: Scenario[]): void;
   reset(): void;
   close(): Promise<void>;
 }
 
+/** A certificate and its key, PEM: the simulator then serves HTTPS, HTTP/2 or HTTP/1.1 as the client offers (ALPN). */
+export interface SimulatorTls {
+  key: string | Buffer;
+  cert: string | Buffer;
+}
+
 /**
  * Listens with a simulator's request handler on a real socket. A handler that throws answers
  * `failure(error)` (or drops an answer already under way); `close` aborts `shutdown` (pending
  * delays and streams) and every open connection. `attach` adds to the server before it listens
- * (e.g. WebSocket upgrades) and returns what to close with it.
+ * (e.g. WebSocket upgrades) and returns what to close with it. With `tls` it serves HTTPS as vendors
+ * do, HTTP/2 to a client that offers it: the handler then gets node:http2's compatibility request
+ * and response, which answer to the same calls.
  */
 export async function serveSimulator<Scenario, Recorded>(
-  listen: { host?: string | undefined; port?: number | undefined; basePath: string },
+  listen: { host?: string | undefined; port?: number | undefined; basePath: string; tls?: SimulatorTls | undefined },
   state: { queue: Scenario[]; requests: Recorded[]; shutdown: AbortController },
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
   failure: (error: unknown) => { status: number; envelope: unknown },
   attach: (server: Server) => () => void = () => () => undefined,
 ): Promise<SimulatorControls<Scenario, Recorded>> {
   const host = listen.host ?? '127.0.0.1';
-  const server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
       if (state.shutdown.signal.aborted || res.headersSent) {
         res.destroy();
@@ -147,6 +173,17 @@ export async function serveSimulator<Scenario, Recorded>(
       const answer = failure(error);
       sendJson(res, answer.status, answer.envelope);
     });
+  };
+  // node:http2's compatibility API mirrors node:http's request and response for these handlers
+  const server = (listen.tls ? createSecureServer({ ...listen.tls, allowHTTP1: true }, onRequest as never) : createServer(onRequest)) as Server;
+  // a TLS server has no closeAllConnections: its sockets (HTTP/1.1 and HTTP/2 alike) are ended by hand
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  server.on(listen.tls ? 'secureConnection' : 'connection', (socket: Socket) => {
+    connections++;
+    if (!listen.tls) return;
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
   });
   const closeAttached = attach(server);
   await new Promise<void>((resolve, reject) => {
@@ -158,8 +195,11 @@ export async function serveSimulator<Scenario, Recorded>(
   });
   const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}${listen.basePath}`,
+    baseUrl: `${listen.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}${listen.basePath}`,
     port,
+    get connections() {
+      return connections;
+    },
     requests: state.requests,
     enqueue: (...scenarios) => void state.queue.push(...scenarios),
     reset() {
@@ -171,7 +211,8 @@ export async function serveSimulator<Scenario, Recorded>(
       closeAttached();
       return new Promise((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        if (listen.tls) for (const socket of sockets) socket.destroy();
+        else server.closeAllConnections();
       });
     },
   };

@@ -4,7 +4,7 @@
 // the benchmark.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { delay, readJsonBody, sendJson, serveSimulator, type RecordedRequest, type SimulatorControls } from '../_kit/http.ts';
+import { delay, dropConnection, readJsonBody, sendJson, serveSimulator, type RecordedRequest, type SimulatorControls } from '../_kit/http.ts';
 import { planFromPromptText, planFromScenario, type Scenario } from '../_kit/scenarios.ts';
 import { anthropicError, invalidRequest, scenarioError, type SimulatedError } from './errors.ts';
 import { buildReply } from './reply.ts';
@@ -73,7 +73,7 @@ export async function startAnthropicSimulator(options: AnthropicSimulatorOptions
     const meta = { id: `msg_sim${randomUUID().replaceAll('-', '').slice(0, 20)}`, model: request.model };
     if (!request.stream) {
       if (plan.cutAfterChunks !== undefined) {
-        req.socket.destroy();
+        dropConnection(req);
         return;
       }
       return sendJson(res, 200, messageBody(meta, reply), headers);

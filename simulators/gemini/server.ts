@@ -5,7 +5,7 @@
 // the benchmark.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { delay, readJsonBody, sendJson, serveSimulator, type RecordedRequest, type SimulatorControls } from '../_kit/http.ts';
+import { delay, dropConnection, readJsonBody, sendJson, serveSimulator, type RecordedRequest, type SimulatorControls } from '../_kit/http.ts';
 import { planFromPromptText, planFromScenario, type Scenario } from '../_kit/scenarios.ts';
 import { batchEmbedContents, embedContent } from './embeddings.ts';
 import { apiKeyInvalid, googleError, invalidArgument, scenarioError, type SimulatedError } from './errors.ts';
@@ -97,7 +97,7 @@ export async function startGeminiSimulator(options: GeminiSimulatorOptions): Pro
     const meta = { responseId: randomUUID().replaceAll('-', '').slice(0, 22), modelVersion: model };
     if (action === 'generateContent' || url.searchParams.get('alt') !== 'sse') {
       if (plan.cutAfterChunks !== undefined) {
-        req.socket.destroy();
+        dropConnection(req);
         return;
       }
       const body = action === 'generateContent' ? responseBody(reply, meta) : streamBodies(reply, meta, streamChunks).map((e) => e.body);

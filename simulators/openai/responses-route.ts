@@ -3,7 +3,7 @@
 // GET /v1/responses/{id}/input_items, and `previous_response_id` continuing a stored one. The
 // store is in memory and bounded (the oldest are forgotten first).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { delay, sendJson } from '../_kit/http.ts';
+import { delay, dropConnection, sendJson } from '../_kit/http.ts';
 import { newResponseId } from './endpoint.ts';
 import { openAIError, scenarioError, type SimulatedError } from './errors.ts';
 import { readResponsesRequest, responsesDirectiveText, type PriorTurn, type WireItem } from './responses-request.ts';
@@ -87,7 +87,7 @@ async function create(req: IncomingMessage, res: ServerResponse, context: Respon
   if ('status' in request) return sendError(request);
   if (plan.cutAfterChunks !== undefined && !request.stream) {
     // A connection that dies before any response byte.
-    req.socket.destroy();
+    dropConnection(req);
     return;
   }
   const meta: ResponseMeta = { id: newResponseId('resp_') + newResponseId('').slice(0, 19), createdAt: context.createdAt, request };

@@ -2,7 +2,7 @@
 // the benchmark (where it is the "direct" baseline, hence plain node:http and no framework).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { delay, readJsonBody, sendJson, serveSimulator, type RecordedRequest, type SimulatorControls } from '../_kit/http.ts';
+import { delay, dropConnection, readJsonBody, sendJson, serveSimulator, type RecordedRequest, type SimulatorControls, type SimulatorTls } from '../_kit/http.ts';
 import { chatCompletionsEndpoint } from './chat.ts';
 import { completionsEndpoint } from './completions.ts';
 import { embeddingsEndpoint } from './embeddings.ts';
@@ -38,11 +38,13 @@ export interface OpenAISimulatorOptions {
   recordRequests?: boolean;
   /** Realtime interface generations accepted on GET /v1/realtime. Default both. */
   realtimeGenerations?: Generation[];
+  /** Serve HTTPS with this certificate, HTTP/2 to clients that offer it (as vendors do); baseUrl is then https://. */
+  tls?: SimulatorTls;
 }
 
 export type { RecordedRequest } from '../_kit/http.ts';
 
-/** baseUrl is "http://127.0.0.1:<port>/v1"; scenarios are consumed one per POST request (FIFO). */
+/** baseUrl is "http://127.0.0.1:<port>/v1" (https with `tls`); scenarios are consumed one per POST request (FIFO). */
 export interface OpenAISimulator extends SimulatorControls<Scenario, RecordedRequest> {
   /** GET /v1/realtime: the WebSocket sessions this simulator served. */
   readonly realtime: SimRealtime;
@@ -140,7 +142,7 @@ export async function startOpenAISimulator(options: OpenAISimulatorOptions): Pro
     const reply = endpoint.reply(read.body, context);
     if (plan.cutAfterChunks !== undefined && reply.kind !== 'stream') {
       // A connection that dies before any response byte.
-      req.socket.destroy();
+      dropConnection(req);
       return;
     }
     switch (reply.kind) {
@@ -166,7 +168,7 @@ export async function startOpenAISimulator(options: OpenAISimulatorOptions): Pro
 
   let realtime: SimRealtime | undefined;
   const controls = await serveSimulator(
-    { host: options.host, port: options.port, basePath: '/v1' },
+    { host: options.host, port: options.port, basePath: '/v1', tls: options.tls },
     { queue, requests, shutdown },
     handle,
     (error) => openAIError(500, `Simulator failure: ${String(error)}`, 'server_error'),
@@ -176,11 +178,11 @@ export async function startOpenAISimulator(options: OpenAISimulatorOptions): Pro
     },
   );
   baseUrl = controls.baseUrl;
-  return {
-    ...controls,
+  // assigned, not spread: `connections` is a getter
+  return Object.assign(controls, {
     realtime: realtime!,
-    setOutage(status) {
+    setOutage(status: number | null) {
       outage = status;
     },
-  };
+  });
 }
