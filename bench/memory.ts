@@ -6,9 +6,12 @@
 // first 200 of /readyz (the relay: to its listening line), idle RSS (VmRSS) 2 s after two
 // answered requests, peak RSS (VmHWM) after a wrk run of streamed requests at 1,000 connections
 // against the 50 ms upstream, and VmRSS once every one of BENCH_STREAMS streams (default 10,000)
-// has its first chunk from a simulator that sends a chunk every 5 s (BENCH_STREAM_CHUNK_MS). A stream
-// holds two sockets in the server (client and upstream), so the run raises its open-file limit
-// (inherited by the servers) to what the streams need, and caps their number where it cannot.
+// has its first chunk from a simulator that sends a chunk every 5 s (BENCH_STREAM_CHUNK_MS).
+// That simulator serves HTTPS as vendors do, and the servers' undici speaks HTTP/2 to it (ALPN),
+// ~100 streams a connection: a stream holds one socket in the server, the client's. Over HTTP/1.1
+// it held two, and 10,000 streams needed 20,000 open files, this machine's hard limit. The run
+// raises its open-file limit (inherited by the servers) to what the streams need, and caps their
+// number where it cannot.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request, Agent } from 'node:http';
@@ -17,7 +20,7 @@ import { startGateway } from './gateway.ts';
 import { statusMb } from './machine.ts';
 import { stop } from './processes.ts';
 import type { Mode } from './results.ts';
-import { startRelay, startSimulator, type Simulator } from './servers.ts';
+import { startRelay, startSimulator, upstreamTrust, type Simulator } from './servers.ts';
 import { BODIES, numberEnv, quick, SIM_KEY } from './settings.ts';
 import { measuredRun, warmUp } from './wrk.ts';
 
@@ -30,7 +33,7 @@ export interface MemoryResults {
 
 const WIDE_CONNECTIONS = 1000;
 export const streamsWanted = numberEnv('BENCH_STREAMS', quick ? 1000 : 10_000);
-/** open files the servers need: two sockets per stream, and room for the rest */
+/** open files the servers need: a socket per stream, and room for the rest (the upstream connections among them) */
 const FD_SPARE = 512;
 /**
  * The open streams' chunk cadence. The case measures the memory an open stream holds, not chunk
@@ -74,10 +77,10 @@ export async function runMemory(sim50: Simulator): Promise<MemoryResults> {
   const relayPeak = statusMb(wideRelay.pid, 'VmHWM');
   await stop(wideRelay.child);
 
-  // thousands of slow streams open at once
-  const streamCount = Math.min(streamsWanted, Math.floor((raiseFdLimit(numberEnv('BENCH_FD_LIMIT', 2 * streamsWanted + FD_SPARE)) - FD_SPARE) / 2));
-  const slow = await startSimulator(0, { chunks: 120, chunkDelayMs: STREAM_CHUNK_MS });
-  const streamEnv = { MODELGATE_UPSTREAM_CONNECTIONS: String(streamCount) };
+  // thousands of slow streams open at once, upstream over HTTPS and HTTP/2
+  const streamCount = Math.min(streamsWanted, raiseFdLimit(numberEnv('BENCH_FD_LIMIT', streamsWanted + FD_SPARE)) - FD_SPARE);
+  const slow = await startSimulator(0, { chunks: 120, chunkDelayMs: STREAM_CHUNK_MS }, true);
+  const streamEnv = { MODELGATE_UPSTREAM_CONNECTIONS: String(streamCount), ...upstreamTrust(slow) };
   const gateway = await startGateway(slow, streamEnv, false);
   const gw = await holdStreams(gateway.chatUrl, gateway.authorization, gateway.pid, streamCount);
   await stop(gateway.child);

@@ -13,22 +13,33 @@ export interface Simulator {
   baseUrl: string;
   /** origin + /v1/chat/completions */
   chatUrl: string;
+  /** served over HTTPS (`tls`): the certificate a server calling it must trust (NODE_EXTRA_CA_CERTS) */
+  certPath?: string;
 }
 
-/** `stream` slows the simulator's streams down (bench/memory.ts keeps thousands open) */
-export async function startSimulator(latencyMs: number, stream: { chunks: number; chunkDelayMs: number } = { chunks: STREAM_CHUNKS, chunkDelayMs: 0 }): Promise<Simulator> {
+/**
+ * `stream` slows the simulator's streams down (bench/memory.ts keeps thousands open); `tls` serves
+ * HTTPS, and HTTP/2 to a client that offers it (undici does), as vendors do.
+ */
+export async function startSimulator(latencyMs: number, stream: { chunks: number; chunkDelayMs: number } = { chunks: STREAM_CHUNKS, chunkDelayMs: 0 }, tls = false): Promise<Simulator> {
   const child = track(
     spawn(
       'taskset',
       [
         ...['-c', LOAD_CORE, process.execPath, join(codeRoot, 'bench', 'simulator-process.ts'), '--latency-ms', String(latencyMs)],
         ...['--stream-chunks', String(stream.chunks), '--chunk-delay-ms', String(stream.chunkDelayMs), '--api-key', SIM_KEY],
+        ...(tls ? ['--tls'] : []),
       ],
       { cwd: ROOT, env: cleanEnv({}), stdio: ['ignore', 'pipe', 'inherit'] },
     ),
   );
-  const info = JSON.parse(await firstLine(child, 'the simulator')) as { port: number; baseUrl: string };
-  return { child, pid: child.pid!, baseUrl: info.baseUrl, chatUrl: `${info.baseUrl}/chat/completions` };
+  const info = JSON.parse(await firstLine(child, 'the simulator')) as { port: number; baseUrl: string; certPath?: string };
+  return { child, pid: child.pid!, baseUrl: info.baseUrl, chatUrl: `${info.baseUrl}/chat/completions`, ...(info.certPath && { certPath: info.certPath }) };
+}
+
+/** What a server calling `sim` needs in its environment: trust in its certificate when it serves HTTPS. */
+export function upstreamTrust(sim: Simulator): Record<string, string> {
+  return sim.certPath ? { NODE_EXTRA_CA_CERTS: sim.certPath } : {};
 }
 
 export interface RelayProcess {
@@ -41,7 +52,7 @@ export interface RelayProcess {
 
 /** bench/bare-relay.ts on the gateway's core: what Node's HTTP server and client cost alone. */
 export function startRelay(sim: Simulator, upstreamConnections = 256, nodeArgs: string[] = []): Promise<RelayProcess> {
-  return startOnGatewayCore('the bare relay', 'bare-relay.ts', [new URL(sim.baseUrl).origin, '0', String(upstreamConnections)], nodeArgs);
+  return startOnGatewayCore('the bare relay', 'bare-relay.ts', [new URL(sim.baseUrl).origin, '0', String(upstreamConnections)], nodeArgs, upstreamTrust(sim));
 }
 
 /** The key clients of bench/floor-relay.ts send. */
@@ -57,13 +68,13 @@ export function startFloorRelay(sim: Simulator, dir: string, script = 'floor-rel
   return startOnGatewayCore(script, script, [origin, `${files}.db`, `${files}.log`, FLOOR_CLIENT_KEY, SIM_KEY], nodeArgs);
 }
 
-/** `nodeArgs`: options for node itself (a diagnostic preload) */
-async function startOnGatewayCore(name: string, script: string, args: string[], nodeArgs: string[] = []): Promise<RelayProcess> {
+/** `nodeArgs`: options for node itself (a diagnostic preload); `env`: more environment */
+async function startOnGatewayCore(name: string, script: string, args: string[], nodeArgs: string[] = [], env: Record<string, string> = {}): Promise<RelayProcess> {
   const spawnedAt = performance.now();
   const child = track(
     spawn('taskset', ['-c', GATEWAY_CORE, process.execPath, ...nodeArgs, join(codeRoot, 'bench', script), ...args], {
       cwd: ROOT,
-      env: cleanEnv({}),
+      env: cleanEnv(env),
       stdio: ['ignore', 'pipe', 'inherit'],
     }),
   );
