@@ -1,6 +1,7 @@
 // Builds the gateway into dist/server: main.mjs and each worker thread's module, their shared and
-// lazily imported code in content-named chunks beside them, and inputs.json, what they were built
-// from. src/start.mjs runs the bundle while it is fresh (src/server-bundle.mjs). Run by
+// lazily imported code in content-named chunks beside them, a source map beside each (positions
+// only: stack traces name src/ files and lines under NODE_OPTIONS=--enable-source-maps; Node reads
+// no map otherwise), and inputs.json, what they were built from. src/start.mjs runs the bundle while it is fresh (src/server-bundle.mjs). Run by
 // `npm install`/`npm ci` ("prepare") and by `npm start` when the bundle is missing or stale;
 // without rolldown (an install that omitted dev dependencies) it says so and the gateway starts
 // from the sources.
@@ -8,7 +9,7 @@
 //   node scripts/build-server.ts [--if-stale] [--optional] [--root <dir>]
 //     --optional: a failed build warns and exits 0 (npm install and npm start must not fail for want
 //     of the bundle: the gateway runs from its sources); root: another tree, the bench's snapshot
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { bundleDir, bundleIsFresh, manifestPath, ROOT } from '../src/server-bundle.mjs';
 
@@ -38,7 +39,10 @@ try {
   const files = recordInputs(written.inputs);
   // An older build's chunks go. Chunks are named by their content, so a gateway still running an
   // older build finds those it may import late (the audio parsers, dependencies' code) unless they changed.
-  for (const file of readdirSync(out)) if (file.endsWith('.mjs') && !written.files.includes(file)) rmSync(join(out, file));
+  for (const file of readdirSync(out)) {
+    const module = file.endsWith('.mjs.map') ? file.slice(0, -'.map'.length) : file;
+    if (module.endsWith('.mjs') && !written.files.includes(module)) rmSync(join(out, file));
+  }
   if (files) console.log(`modelgate: server bundle built into ${relative(process.cwd(), out) || '.'} (${files} source files, ${written.files.length} files, ${Date.now() - startedAt} ms)`);
 } catch (error) {
   // whatever was built before is stale now: not run (a dist/ that cannot be written has none)
@@ -58,7 +62,7 @@ async function buildInto(out: string): Promise<{ files: string[]; inputs: Set<st
       input: Object.fromEntries(Object.entries(ENTRIES).map(([name, entry]) => [name, join(root, entry)])),
       platform: 'node',
       logLevel: 'warn',
-      output: { dir: staging, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: 'chunk-[name]-[hash].mjs' },
+      output: { dir: staging, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: 'chunk-[name]-[hash].mjs', sourcemap: true, sourcemapExcludeSources: true },
     });
     const files: string[] = [];
     const inputs = new Set<string>();
@@ -67,9 +71,10 @@ async function buildInto(out: string): Promise<{ files: string[]; inputs: Set<st
       files.push(chunk.fileName);
       for (const id of chunk.moduleIds) if (!id.includes('/node_modules/') && !id.startsWith('\0')) inputs.add(id);
     }
-    // chunks first, the entries that import them last
+    // maps, then chunks, the entries that import them last
     const isEntry = (file: string) => file.slice(0, -'.mjs'.length) in ENTRIES;
-    for (const file of [...files.filter((f) => !isEntry(f)), ...files.filter(isEntry)]) renameSync(join(staging, file), join(out, file));
+    const maps = files.map((file) => `${file}.map`).filter((map) => existsSync(join(staging, map)));
+    for (const file of [...maps, ...files.filter((f) => !isEntry(f)), ...files.filter(isEntry)]) renameSync(join(staging, file), join(out, file));
     return { files, inputs };
   } finally {
     rmSync(staging, { recursive: true, force: true });
@@ -78,11 +83,13 @@ async function buildInto(out: string): Promise<{ files: string[]; inputs: Set<st
 
 /**
  * Writes inputs.json: what the bundle was built from. The dependencies are in the bundle, so a new
- * lock file makes it stale as an edited source does. Returns how many files it lists, or 0 when a
+ * lock file makes it stale as an edited source does, and so does an edit to this script. Returns how many files it lists, or 0 when a
  * source changed during the build (no manifest: the bundle stays stale).
  */
 function recordInputs(inputs: Set<string>): number {
-  const files = [...inputs, join(root, 'package-lock.json')].map((file) => {
+  // this script too: a change to how the bundle is built makes it stale
+  const builder = join(root, 'scripts', 'build-server.ts');
+  const files = [...inputs, join(root, 'package-lock.json'), ...(existsSync(builder) ? [builder] : [])].map((file) => {
     const stat = statSync(file);
     return [relative(root, file), stat.mtimeMs, stat.size] as const;
   });

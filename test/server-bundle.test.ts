@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -108,6 +109,28 @@ test('npm start runs the bundle: it answers, counts a large prompt in its tokeni
   t.after(() => db.close());
   const rows = db.prepare('SELECT count(*) AS n FROM usage_log').get() as { n: number };
   assert.equal(rows.n, 2, 'both requests are in the usage log, written by the flush thread');
+});
+
+test('each file of the bundle has a source map that leads its lines back to the sources (for NODE_OPTIONS=--enable-source-maps)', () => {
+  const build = spawnSync(process.execPath, ['scripts/build-server.ts', '--if-stale'], { encoding: 'utf8' });
+  assert.equal(build.status, 0, build.stderr);
+  const files = readdirSync(bundleDir());
+  // a chunk of re-exports only has no code to map, and no map
+  const orphans = files.filter((file) => file.endsWith('.map') && !files.includes(file.slice(0, -'.map'.length)));
+  assert.deepEqual(orphans, [], 'no map outlives its module');
+  for (const entry of ['main', 'flush-worker', 'token-worker']) assert.ok(files.includes(`${entry}.mjs.map`), `${entry}.mjs has a map`);
+  const main = readFileSync(join(bundleDir(), 'main.mjs'), 'utf8');
+  assert.match(main, /\n\/\/# sourceMappingURL=main\.mjs\.map\n?$/);
+  const payload = JSON.parse(readFileSync(join(bundleDir(), 'main.mjs.map'), 'utf8')) as { sources: string[]; sourcesContent?: unknown };
+  assert.equal(payload.sourcesContent, undefined, 'positions only: the sources are beside the bundle');
+  // a statement of src/main.ts, found in the bundle, maps to its own line there
+  const statement = 'lowerV8PoolThreads();';
+  const line = main.split('\n').findIndex((text) => text.trim() === statement);
+  const sourceLine = readFileSync('src/main.ts', 'utf8').split('\n').findIndex((text) => text.trim() === statement);
+  assert.ok(line >= 0 && sourceLine >= 0);
+  const origin = new SourceMap(payload as never).findEntry(line, main.split('\n')[line]!.indexOf(statement)) as { originalSource?: string; originalLine?: number };
+  assert.equal(origin.originalLine, sourceLine, JSON.stringify(origin));
+  assert.ok(origin.originalSource && resolve(bundleDir(), origin.originalSource) === resolve('src/main.ts'), JSON.stringify(origin));
 });
 
 test('started from the sources beside a bundle built from other sources, the gateway says so', async (t) => {
