@@ -1,7 +1,7 @@
 // Small vendor-neutral helpers shared by the vendor simulators (real HTTP servers used by tests,
 // demo mode and the benchmark). Kept deliberately tiny: node:http (node:http2 over TLS), no framework.
 import { createServer, type IncomingHttpHeaders, type Server, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
-import { constants as http2, createSecureServer, type Http2ServerRequest } from 'node:http2';
+import { constants as http2, createSecureServer, type Http2ServerRequest, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sseData } from '../../src/core/sse.ts';
@@ -136,6 +136,12 @@ export interface SimulatorControls<Scenario, Recorded> {
   port: number;
   /** connections accepted so far (over HTTP/2 many requests share one) */
   readonly connections: number;
+  /**
+   * What a vendor's load balancer does now and then: over HTTP/2 a GOAWAY on every connection (the
+   * streams under way finish, new requests need a new connection); over HTTP/1.1 its idle
+   * keep-alive connections closed.
+   */
+  rotateConnections(): void;
   readonly requests: Recorded[];
   enqueue(...scenarios: Scenario[]): void;
   reset(): void;
@@ -178,6 +184,13 @@ export async function serveSimulator<Scenario, Recorded>(
   const server = (listen.tls ? createSecureServer({ ...listen.tls, allowHTTP1: true }, onRequest as never) : createServer(onRequest)) as Server;
   // a TLS server has no closeAllConnections: its sockets (HTTP/1.1 and HTTP/2 alike) are ended by hand
   const sockets = new Set<Socket>();
+  const sessions = new Set<ServerHttp2Session>();
+  if (listen.tls) {
+    server.on('session', (session: ServerHttp2Session) => {
+      sessions.add(session);
+      session.once('close', () => sessions.delete(session));
+    });
+  }
   let connections = 0;
   server.on(listen.tls ? 'secureConnection' : 'connection', (socket: Socket) => {
     connections++;
@@ -199,6 +212,10 @@ export async function serveSimulator<Scenario, Recorded>(
     port,
     get connections() {
       return connections;
+    },
+    rotateConnections() {
+      for (const session of sessions) session.close();
+      if (!listen.tls) server.closeIdleConnections();
     },
     requests: state.requests,
     enqueue: (...scenarios) => void state.queue.push(...scenarios),

@@ -2,9 +2,10 @@
 // offers it (ALPN): in production most calls go upstream over HTTP/2, many requests sharing one
 // connection. The OpenAI simulator over TLS (a throwaway certificate the gateway process trusts
 // through NODE_EXTRA_CA_CERTS) answers through the official SDK as it does over HTTP/1.1: plain and
-// streamed answers billed exactly, requests in parallel on shared connections, a request the
-// upstream resets before answering failed and never charged, a stream it resets midway never
-// completed, and a client that leaves charged for what reached it.
+// streamed answers billed exactly, requests in parallel on shared connections, a vendor's GOAWAY
+// (streams under way finish, new ones go on a new connection), a request the upstream resets
+// before answering failed and never charged, a stream it resets midway never completed, and a
+// client that leaves charged for what reached it.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -101,6 +102,37 @@ test('thirty streams at once share the upstream connections and all complete', a
   assert.ok(sim.connections - connectionsBefore <= 2, `${sim.connections - connectionsBefore} new connections for 30 streams`);
   const rows = await usage(customer.accountId, 30);
   assert.equal(rows.filter((r) => r.status === 200).length, 30);
+});
+
+test('a GOAWAY from the vendor (its load balancer rotating connections): the streams under way finish, the next requests go on a new connection', async () => {
+  const customer = await addCustomer(gateway, 1);
+  const streamed = async (i: number, onFirstChunk?: () => void) => {
+    const stream = await client(customer.key).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `Rotation ${i}.` }], stream: true, stream_options: { include_usage: true } });
+    let text = '';
+    let usage: OpenAI.CompletionUsage | undefined;
+    for await (const chunk of stream) {
+      if (text === '' && chunk.choices[0]?.delta.content) onFirstChunk?.();
+      text += chunk.choices[0]?.delta.content ?? '';
+      if (chunk.usage) usage = chunk.usage;
+    }
+    return { text, usage };
+  };
+  // ten streams under way (20 chunks 5 ms apart each), then the GOAWAY once each has its first chunk
+  let started = 0;
+  const { promise: allStarted, resolve } = Promise.withResolvers<void>();
+  const first = Array.from({ length: 10 }, (_, i) => streamed(i, () => ++started === 10 && resolve()));
+  await allStarted;
+  const connections = sim.connections;
+  sim.rotateConnections();
+  const later = await Promise.all(Array.from({ length: 10 }, (_, i) => streamed(10 + i)));
+  const earlier = await Promise.all(first);
+  for (const answer of [...earlier, ...later]) {
+    assert.ok(answer.text.length > 0);
+    assert.ok(answer.usage && answer.usage.completion_tokens > 0);
+  }
+  assert.ok(sim.connections > connections, 'the requests after the GOAWAY went on a new connection');
+  const rows = await usage(customer.accountId, 20);
+  assert.deepEqual(rows.map((r) => r.status), Array(20).fill(200));
 });
 
 test('a request the upstream resets before answering fails with a 5xx and costs nothing', async () => {
