@@ -19,11 +19,12 @@ const V8_POOL_THREAD = 'V8Worker';
 /**
  * Lowers V8's background threads: concurrent marking and sweeping of a full GC, parallel
  * scavenging and background compilation then run when the event loop does not want the core. On
- * a gateway given one core the four pool threads otherwise share it equally with the event loop:
- * a full GC's concurrent marking held the event loop to a fifth of the core for 100–180 ms under
- * load (bench/stall-trace.ts, 64 connections), the largest stall of a run. Where there are spare
- * cores they run there as before; a thread waiting on them sleeps, so they run then whatever
- * their value. Best effort: elsewhere, or without /proc, nothing changes.
+ * a gateway given one core the pool threads otherwise share it equally with the event loop. Put
+ * back at nice 0 (bench/stall-trace.ts, saturated, 64 connections, 2026-11-29): 59 event-loop
+ * stalls of ≥ 8 ms in 10 s instead of 19, the longest 31–35 ms with the pool threads holding ~80 %
+ * of the core (27 ms as shipped), p99 68 against 49 ms, CPU 148 against 119 µs a request. Where
+ * there are spare cores they run there as before; a thread waiting on them sleeps, so they run
+ * then whatever their value. Best effort: elsewhere, or without /proc, nothing changes.
  */
 export function lowerV8PoolThreads(nice = BACKGROUND_NICE): void {
   if (process.platform !== 'linux') return;
