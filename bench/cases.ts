@@ -1,6 +1,8 @@
 // One HTTP case (upstream latency × request shape × connections): direct, through the bare relay
 // and through a fresh gateway, each warmed up and measured with wrk; measured again while other
-// processes on the machine disturbed it.
+// processes on the machine disturbed it. The cases the latency targets read are measured as pairs:
+// each pair a direct run, then the relay, then the gateway, every figure against its own pair's
+// direct run, and the relay and the gateway each reported by its median pair.
 import { gcDelta, gcTotals, startGateway } from './gateway.ts';
 import { otherLoadNote, statusMb, waitForQuiet as waitForQuietMachine } from './machine.ts';
 import { stop } from './processes.ts';
@@ -55,28 +57,31 @@ async function runCaseOnce(sim: Simulator, latencyMs: number, mode: Mode, connec
   await warmUp(sim.chatUrl, directAuth, mode, connections);
   const direct = await measuredRun(sim.chatUrl, directAuth, mode, connections, sim);
 
-  let relay: CaseResult['relay'];
-  if (runRelay) {
-    process.stderr.write(' bare relay…');
-    const bare = await startRelay(sim);
-    try {
-      await warmUp(bare.chatUrl, directAuth, mode, connections);
-      const run = serverRun(await measuredRun(bare.chatUrl, directAuth, mode, connections, sim, bare.pid), bare.pid);
-      relay = { ...run, addedP50Ms: run.p50Ms - direct.result.p50Ms, addedP99Ms: run.p99Ms - direct.result.p99Ms };
-    } finally {
-      await stop(bare.child);
-    }
-  }
-
-  process.stderr.write(' gateway…');
-  const gateway = await startGateway(sim);
+  const pairCount = connections === 64 && latencyMs > 0 ? targetPairs : 1;
+  // the relay stays up (idle) while the gateway runs, for the later pairs; each server is measured alone
+  type RelayRun = NonNullable<CaseResult['relay']>;
+  const relayPairs: RelayRun[] = [];
+  const bare = runRelay ? await startRelay(sim) : undefined;
+  const measureRelay = async (directRun: MeasuredRun): Promise<void> => {
+    if (!bare) return;
+    const run = serverRun(await measuredRun(bare.chatUrl, directAuth, mode, connections, sim, bare.pid), bare.pid);
+    relayPairs.push({ ...run, addedP50Ms: run.p50Ms - directRun.result.p50Ms, addedP99Ms: run.p99Ms - directRun.result.p99Ms });
+  };
+  let gateway: Awaited<ReturnType<typeof startGateway>> | undefined;
   try {
+    if (bare) {
+      process.stderr.write(' bare relay…');
+      await warmUp(bare.chatUrl, directAuth, mode, connections);
+      await measureRelay(direct);
+    }
+    process.stderr.write(' gateway…');
+    gateway = await startGateway(sim);
     await warmUp(gateway.chatUrl, gateway.authorization, mode, connections);
-    const pairCount = connections === 64 && latencyMs > 0 ? targetPairs : 1;
     const pairs: MeasuredPair[] = [];
     for (let i = 0; i < pairCount; i++) {
-      // the first pair's direct run is the one measured before the relay; later pairs measure it again, just before the gateway
+      // the first pair's direct and relay runs are those measured before the gateway started
       const directRun = i === 0 ? direct : await measuredRun(sim.chatUrl, directAuth, mode, connections, sim);
+      if (i > 0) await measureRelay(directRun);
       const recorder = perf && i === 0 ? startPerf(gateway.pid, `perf-${latencyMs}ms-${mode}-${connections}c`) : undefined;
       const gcBefore = await gcTotals(gateway.origin);
       const through = serverRun(await measuredRun(gateway.chatUrl, gateway.authorization, mode, connections, sim, gateway.pid), gateway.pid);
@@ -86,6 +91,7 @@ async function runCaseOnce(sim: Simulator, latencyMs: number, mode: Mode, connec
       if (i + 1 < pairCount) process.stderr.write(` pair ${i + 1}: ${signed(pairs[i]!.addedP99Ms)} ms p99…`);
     }
     const { direct: reported, through, gc } = medianPair(pairs);
+    const relay = relayPairs.length > 0 ? medianOf(relayPairs, false) : undefined;
     const runs = [reported, through, ...(relay ? [relay] : [])];
     const busiest = runs.reduce((a, b) => (b.otherLoadCores > a.otherLoadCores ? b : a));
     process.stderr.write(
@@ -105,12 +111,14 @@ async function runCaseOnce(sim: Simulator, latencyMs: number, mode: Mode, connec
       addedP50Ms: through.p50Ms - reported.result.p50Ms,
       addedP99Ms: through.p99Ms - reported.result.p99Ms,
       pairs: pairs.map(({ addedP50Ms, addedP99Ms }) => ({ addedP50Ms, addedP99Ms })),
+      relayPairs: relayPairs.map(({ addedP50Ms, addedP99Ms }) => ({ addedP50Ms, addedP99Ms })),
       otherLoadBeforeCores,
       attempts: 1,
       contended: false,
     };
   } finally {
-    await stop(gateway.child);
+    if (gateway) await stop(gateway.child);
+    if (bare) await stop(bare.child);
   }
 }
 
@@ -122,8 +130,12 @@ interface MeasuredPair {
   addedP99Ms: number;
 }
 
-/** The pair whose added p99 is the median; of an even count, the upper middle one (never the kinder reading). */
-function medianPair(pairs: MeasuredPair[]): MeasuredPair {
-  const sorted = [...pairs].sort((a, b) => a.addedP99Ms - b.addedP99Ms);
-  return sorted[Math.floor(sorted.length / 2)]!;
+/**
+ * The run whose added p99 is the median. Of an even count, the middle one less kind to the gateway:
+ * its upper one for the gateway, the lower one for the relay (whose added p99 sets the limit).
+ */
+function medianOf<T extends { addedP99Ms: number }>(runs: T[], upper: boolean): T {
+  const sorted = [...runs].sort((a, b) => a.addedP99Ms - b.addedP99Ms);
+  return sorted[upper ? Math.floor(sorted.length / 2) : Math.ceil(sorted.length / 2) - 1]!;
 }
+const medianPair = (pairs: MeasuredPair[]): MeasuredPair => medianOf(pairs, true);

@@ -146,6 +146,10 @@ export function report(cases: CaseResult[], ttfb: TtfbResult[], checks: TargetCh
     for (const c of cases.filter((c) => c.pairs.length > 1)) {
       const each = c.pairs.map((p) => `${signed(p.addedP50Ms)} / ${signed(p.addedP99Ms)}`).join(', ');
       out.push(`${c.upstreamLatencyMs} ms, ${modeName(c.mode)}, ${c.connections} conn: ${c.pairs.length} direct/gateway pairs, added p50 / p99 in ms: ${each} — the row shows the pair with the median added p99`);
+      if (c.relayPairs.length > 1) {
+        const relays = c.relayPairs.map((p) => `${signed(p.addedP50Ms)} / ${signed(p.addedP99Ms)}`).join(', ');
+        out.push(`  the bare relay in the same pairs: ${relays} — its row shows its median`);
+      }
     }
   }
   const withRelay = cases.filter((c) => c.relay);

@@ -56,6 +56,8 @@ export interface CaseResult {
   addedP99Ms: number;
   /** every direct/gateway pair's added latency, in the order measured (one pair unless BENCH_PAIRS applies) */
   pairs: Array<{ addedP50Ms: number; addedP99Ms: number }>;
+  /** the relay's runs of the same pairs (each against its pair's direct run); the relay figures are its median pair's */
+  relayPairs: Array<{ addedP50Ms: number; addedP99Ms: number }>;
   /** CPU other processes used (in cores) in the second before the case began */
   otherLoadBeforeCores: number;
   /** attempts made: a run during which other processes used ≥ BENCH_OTHER_LOAD_LIMIT of a core is measured again */
