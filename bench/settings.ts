@@ -25,7 +25,7 @@
 //   BENCH_QUIET_WAIT      seconds to wait for other processes to go quiet before each case (default 180)
 //   BENCH_OTHER_LOAD_LIMIT  cores other processes may use during a run before it counts as disturbed (0.15)
 //   BENCH_ATTEMPTS        measurements of a disturbed case (default 3; the least disturbed is kept)
-//   BENCH_PAIRS           direct/gateway measured-run pairs of the cases the latency targets read
+//   BENCH_PAIRS           direct/relay/gateway measured-run pairs of the cases the latency targets read
 //                         (64 conn, upstream latency > 0; default 3): the pair with the median added
 //                         p99 is reported, every pair's added p50 / p99 is listed under the table
 //   BENCH_PROFILE=1       gateway runs with --cpu-prof (bench/results/profiles/; `node bench/profile-top.ts`)
