@@ -4,8 +4,8 @@
 // through NODE_EXTRA_CA_CERTS) answers through the official SDK as it does over HTTP/1.1: plain and
 // streamed answers billed exactly, requests in parallel on shared connections, a vendor's GOAWAY
 // (streams under way finish, new ones go on a new connection), a request the upstream resets
-// before answering failed and never charged, a stream it resets midway never completed, and a
-// client that leaves charged for what reached it.
+// before answering failed and never charged, a stream it resets midway never completed, a
+// client that leaves charged for what reached it; and a realtime session to the vendor over wss.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,7 @@ import OpenAI from 'openai';
 import { selfSignedCertificate, type SelfSigned } from '../../simulators/_kit/self-signed.ts';
 import { startOpenAISimulator, type OpenAISimulator } from '../../simulators/openai/server.ts';
 import { addCustomer, addSimProvider, startChildGateway, type ChildGateway } from '../helpers/child-gateway.ts';
+import { rawSession, textTurn } from '../helpers/realtime.ts';
 
 let cert: SelfSigned;
 let sim: OpenAISimulator;
@@ -26,7 +27,7 @@ before(async () => {
   cert = selfSignedCertificate(dir);
   sim = await startOpenAISimulator({ apiKey: 'sim-upstream-key', tls: cert, chunkDelayMs: 5 });
   gateway = await startChildGateway({ DATABASE_URL: `sqlite:${join(dir, 'modelgate.db')}`, NODE_EXTRA_CA_CERTS: cert.certPath });
-  await addSimProvider(gateway, sim.baseUrl);
+  await addSimProvider(gateway, sim.baseUrl, ['gpt-4o-mini', 'gpt-realtime']);
 });
 after(async () => {
   await gateway?.kill9();
@@ -173,5 +174,19 @@ test('a client that leaves mid-stream is charged for its prompt and what reached
   assert.equal(rows.length, 1);
   assert.equal(rows[0]!.status, 499);
   assert.ok(rows[0]!.prompt_tokens > 0);
+  assert.equal(await balanceNano(customer.accountId), 1e9 - Math.round(rows[0]!.cost_usd * 1e9));
+});
+
+test('a realtime session reaches the vendor over wss (WebSocket over TLS) and its response is billed', async () => {
+  const customer = await addCustomer(gateway, 1);
+  const session = rawSession(`${gateway.origin.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { authorization: `Bearer ${customer.key}` } });
+  await session.opened;
+  const done = await textTurn(session, 'Hello over TLS.');
+  assert.ok(done.response.usage && done.response.usage.total_tokens > 0);
+  session.ws.close();
+  await session.closed;
+  const rows = await usage(customer.accountId, 1);
+  assert.equal(rows.length, 1);
+  assert.ok(rows[0]!.cost_usd > 0);
   assert.equal(await balanceNano(customer.accountId), 1e9 - Math.round(rows[0]!.cost_usd * 1e9));
 });
