@@ -2,13 +2,50 @@
 // bench/stall-preload.mjs, one measured run at 64 connections under `perf record` (the options
 // given), and the event-loop stalls the preload logged inside it.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { GatewayProcess } from './gateway.ts';
-import { track } from './processes.ts';
+import { startGateway, type GatewayProcess } from './gateway.ts';
+import { stop, track } from './processes.ts';
 import type { Mode } from './results.ts';
-import type { Simulator } from './servers.ts';
+import { startSimulator, type Simulator } from './servers.ts';
+import { BENCH, gatewayNodeArgs, RESULTS } from './settings.ts';
+import { createTmp, removeTmp } from './workspace.ts';
 import { measuredRun, warmUp, type MeasuredRun } from './wrk.ts';
+
+export interface StallTrace {
+  gateway: GatewayProcess;
+  run: MeasuredRun;
+  stalls: Stall[];
+  startedNs: bigint;
+  /** perf's data file */
+  out: string;
+}
+
+/**
+ * The whole tool around the run: a simulator at AB_LATENCY (50 ms), a gateway with the stall
+ * preload and `nodeArgs`, the run in AB_MODE (json) under `perf record` with `perfArgs(gateway,
+ * out)` into bench/results/profiles/<file>, then `report`; everything stopped after.
+ */
+export async function traceStalls(file: string, nodeArgs: string[], perfArgs: (gateway: GatewayProcess, out: string) => string[], report: (trace: StallTrace) => void): Promise<void> {
+  gatewayNodeArgs.push(`--import=${BENCH}/stall-preload.mjs`, ...nodeArgs);
+  createTmp();
+  const sim = await startSimulator(Number(process.env.AB_LATENCY ?? 50));
+  mkdirSync(join(RESULTS, 'profiles'), { recursive: true });
+  const out = join(RESULTS, 'profiles', file);
+  try {
+    const gateway = await startGateway(sim);
+    try {
+      const measured = await stallsUnderPerf(gateway, sim, (process.env.AB_MODE ?? 'json') as Mode, perfArgs(gateway, out));
+      report({ gateway, out, ...measured });
+    } finally {
+      await stop(gateway.child);
+    }
+  } finally {
+    await stop(sim.child);
+    removeTmp();
+  }
+}
 
 export interface Stall {
   /** CLOCK_MONOTONIC, ns */
