@@ -1,7 +1,8 @@
 // Builds the gateway into dist/server: main.mjs and each worker thread's module, their shared and
 // lazily imported code in content-named chunks beside them, a source map beside each (positions
 // only: stack traces name src/ files and lines under NODE_OPTIONS=--enable-source-maps; Node reads
-// no map otherwise), and inputs.json, what they were built from. src/start.mjs runs the bundle while it is fresh (src/server-bundle.mjs). Run by
+// no map otherwise), and inputs.json, what they were built from. src/start.mjs runs the bundle
+// while it is fresh (src/server-bundle.mjs). Run by
 // `npm install`/`npm ci` ("prepare") and by `npm start` when the bundle is missing or stale;
 // without rolldown (an install that omitted dev dependencies) it says so and the gateway starts
 // from the sources.
