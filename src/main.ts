@@ -1,5 +1,4 @@
 import { enableCompileCache } from 'node:module';
-import { setFlagsFromString } from 'node:v8';
 
 // Compiled code and type-stripped sources kept on disk (os.tmpdir()/node-compile-cache, keyed by
 // each file's content; NODE_DISABLE_COMPILE_CACHE=1 turns it off): every start after the first
@@ -10,16 +9,12 @@ import { setFlagsFromString } from 'node:v8';
 enableCompileCache();
 
 // V8 collects the old generation again once it has grown by a factor it derives from GC speed
-// against allocation speed: up to 4× what the last full GC kept, swinging with the machine's load.
-// Under load the gateway's ~50 MB of live objects grew to 130–175 MB of heap, most of it garbage,
-// and the peak RSS at 64 connections read 295–410 MB from run to run. A fixed factor bounds it;
-// each full collection also stops the event loop for ~20 ms on one core, so the factor trades
-// peak memory for the tail: 1.5× gave a full GC every ~5 s under load (p99 +15–20 ms), 2× about
-// half as many for ~20 MB more at the peak (docs/benchmarks.md, "Where the memory goes").
-// V8 reads this flag at every GC, so it takes effect set here (the young generation's size does
-// not: that one is --max-semi-space-size on the command line). A --heap-growing-percent given to node wins.
-const givenToNode = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`.includes('--heap-growing-percent');
-if (!givenToNode) setFlagsFromString('--heap-growing-percent=100');
+// against allocation speed (up to 4×, swinging with the machine's load): held to what the last
+// full GC kept or 48 MB, whichever is more (src/core/heap-growth.ts). V8 reads the flag at every
+// GC, so it takes effect set here (the young generation's size does not: that one is
+// --max-semi-space-size on the command line). A --heap-growing-percent given to node wins.
+const { holdOldGenerationRoom } = await import('./core/heap-growth.ts');
+holdOldGenerationRoom();
 // V8's garbage-collection and compiler threads yield to the event loop (src/core/thread-priority.ts)
 const { lowerV8PoolThreads } = await import('./core/thread-priority.ts');
 lowerV8PoolThreads();
