@@ -11,10 +11,10 @@ const MB = 1024 * 1024;
  * plain factor of 2 bounds the peaks, but a gateway keeping ~25 MB (64 connections, a 50 ms
  * upstream) then collects every second: each full GC stops the event loop for ~5–10 ms, and while
  * its marking runs — nearly always, at that rate — every scavenge and every pointer write costs
- * more. At 48 MB of room (bench/node-options-ab.ts, 2026-11-29, streamed, three rounds each):
- * ~2 full GCs in 10 s instead of 4–11, ~10 % less CPU a request and a p99 ~8 ms lower. A heap
- * keeping 48 MB or more (1,000 connections, a saturated core) grows by its factor 2 as before, so
- * the peaks stay where they were.
+ * more. At 48 MB of room (bench/node-options-ab.ts, 2026-11-29, three rounds each): 2–4 full GCs
+ * in 10 s instead of 4–11 there, 1 instead of 3–7 saturated; CPU and p99 within the VM's noise;
+ * the peak at 50 ms ~40 MB higher, the saturated peaks ~0–15 MB. A heap keeping 48 MB or more
+ * (1,000 connections, a saturated core) grows by its factor 2 as before.
  */
 export const OLD_GENERATION_ROOM = 48 * MB;
 
@@ -33,7 +33,6 @@ export function growingPercentFor(kept: number, room = OLD_GENERATION_ROOM): num
 export interface OldGenerationRoom {
   /** the growing percent set last (undefined: node was given its own) */
   readonly percent: number | undefined;
-  stop(): void;
 }
 
 /**
@@ -43,7 +42,7 @@ export interface OldGenerationRoom {
  */
 export function holdOldGenerationRoom(room = OLD_GENERATION_ROOM): OldGenerationRoom {
   const givenToNode = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`.includes('--heap-growing-percent');
-  if (givenToNode) return { percent: undefined, stop: () => undefined };
+  if (givenToNode) return { percent: undefined };
   let current: number | undefined;
   const apply = (percent: number) => {
     if (percent === current) return;
@@ -61,7 +60,6 @@ export function holdOldGenerationRoom(room = OLD_GENERATION_ROOM): OldGeneration
     get percent() {
       return current;
     },
-    stop: () => observer.disconnect(),
   };
 }
 
