@@ -15,6 +15,9 @@ enableCompileCache();
 // --max-semi-space-size on the command line). A --heap-growing-percent given to node wins.
 const { holdOldGenerationRoom } = await import('./core/heap-growth.ts');
 holdOldGenerationRoom();
+// and per-request objects are allocated young in every process, not in the old generation in some (src/core/pretenuring.ts)
+const { turnOffAllocationSitePretenuring } = await import('./core/pretenuring.ts');
+turnOffAllocationSitePretenuring();
 // V8's garbage-collection and compiler threads yield to the event loop (src/core/thread-priority.ts)
 const { lowerV8PoolThreads } = await import('./core/thread-priority.ts');
 lowerV8PoolThreads();
