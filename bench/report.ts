@@ -28,12 +28,13 @@ export function checkTargets(cases: CaseResult[], ttfb: TtfbResult[], memory?: M
   for (const c of cases.filter((c) => c.connections === 64 && (c.upstreamLatencyMs === 0 || c.upstreamLatencyMs === 50))) {
     if (!c.relay) continue;
     const limit = c.upstreamLatencyMs === 0 ? 1.3 : 1.5;
-    const ratio = c.gateway.cpuUsPerRequest / c.relay.cpuUsPerRequest;
-    checks.push({
-      target: `CPU ≤ ${limit}× the relay (${modeName(c.mode)}, 64 conn, ${c.upstreamLatencyMs} ms upstream)`,
-      measured: `${c.gateway.cpuUsPerRequest.toFixed(0)} / ${c.relay.cpuUsPerRequest.toFixed(0)} µs = ${ratio.toFixed(2)}×`,
-      met: ratio <= limit,
-    });
+    const ratios = cpuRatios(c);
+    const ratio = median(ratios.map((r) => r.ratio));
+    const measured =
+      ratios.length > 1
+        ? `median of ${ratios.length} pairs ${ratio.toFixed(2)}× (${ratios.map((r) => `${r.gateway.toFixed(0)} / ${r.relay.toFixed(0)} µs = ${r.ratio.toFixed(2)}×`).join(', ')})`
+        : `${c.gateway.cpuUsPerRequest.toFixed(0)} / ${c.relay.cpuUsPerRequest.toFixed(0)} µs = ${ratio.toFixed(2)}×`;
+    checks.push({ target: `CPU ≤ ${limit}× the relay (${modeName(c.mode)}, 64 conn, ${c.upstreamLatencyMs} ms upstream)`, measured, met: ratio <= limit });
   }
   for (const c of cases.filter((c) => c.connections === 64 && c.upstreamLatencyMs === 50)) {
     if (!c.relay) continue;
@@ -49,6 +50,23 @@ export function checkTargets(cases: CaseResult[], ttfb: TtfbResult[], memory?: M
     });
   }
   return checks;
+}
+
+/**
+ * The gateway's CPU per request against the relay's, pair by pair (each gateway run against the
+ * relay run just before it, minutes apart at most, where a whole run's relay and gateway cases are
+ * up to half an hour apart); one ratio when the case was measured once.
+ */
+function cpuRatios(c: CaseResult): Array<{ gateway: number; relay: number; ratio: number }> {
+  const paired = c.pairs.length > 1 && c.relayPairs.length === c.pairs.length;
+  const runs = paired ? c.pairs.map((p, i) => ({ gateway: p.cpuUsPerRequest, relay: c.relayPairs[i]!.cpuUsPerRequest })) : [{ gateway: c.gateway.cpuUsPerRequest, relay: c.relay!.cpuUsPerRequest }];
+  return runs.map((r) => ({ ...r, ratio: r.gateway / r.relay }));
+}
+
+/** the middle value; of an even count, the upper of the two middle ones (the less kind to the gateway) */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 interface MemoryRow {

@@ -54,16 +54,23 @@ export interface CaseResult {
   relay?: ServerRun & { addedP50Ms: number; addedP99Ms: number };
   addedP50Ms: number;
   addedP99Ms: number;
-  /** every direct/gateway pair's added latency, in the order measured (one pair unless BENCH_PAIRS applies) */
-  pairs: Array<{ addedP50Ms: number; addedP99Ms: number }>;
+  /** every direct/gateway pair's added latency and CPU per request, in the order measured (one pair unless BENCH_PAIRS applies) */
+  pairs: PairFigures[];
   /** the relay's runs of the same pairs (each against its pair's direct run); the relay figures are its median pair's */
-  relayPairs: Array<{ addedP50Ms: number; addedP99Ms: number }>;
+  relayPairs: PairFigures[];
   /** CPU other processes used (in cores) in the second before the case began */
   otherLoadBeforeCores: number;
   /** attempts made: a run during which other processes used ≥ BENCH_OTHER_LOAD_LIMIT of a core is measured again */
   attempts: number;
   /** true when every attempt was disturbed by other processes: treat these figures with care */
   contended: boolean;
+}
+
+/** One run of a pair: its latency added over the pair's direct run, and its CPU per request. */
+export interface PairFigures {
+  addedP50Ms: number;
+  addedP99Ms: number;
+  cpuUsPerRequest: number;
 }
 
 /** otherLoadCores: CPU other processes and the host's steal took during the run, in cores; stealCores: the steal part */

@@ -25,9 +25,9 @@
 //   BENCH_QUIET_WAIT      seconds to wait for other processes to go quiet before each case (default 180)
 //   BENCH_OTHER_LOAD_LIMIT  cores other processes may use during a run before it counts as disturbed (0.15)
 //   BENCH_ATTEMPTS        measurements of a disturbed case (default 3; the least disturbed is kept)
-//   BENCH_PAIRS           direct/relay/gateway measured-run pairs of the cases the latency targets read
-//                         (64 conn, upstream latency > 0; default 3): the pair with the median added
-//                         p99 is reported, every pair's added p50 / p99 is listed under the table
+//   BENCH_PAIRS           direct/relay/gateway measured-run pairs of the cases the targets read (64
+//                         conn; default 3): the pair with the median added p99 is reported, the CPU
+//                         ratio is the median of the pairs' own, every pair is listed under the table
 //   BENCH_PROFILE=1       gateway runs with --cpu-prof (bench/results/profiles/; `node bench/profile-top.ts`)
 //   BENCH_PERF=1          `perf record` on CPU time during each measured gateway run
 //                         (bench/results/profiles/*.data; `node bench/perf-stages.ts <file>`)
@@ -76,7 +76,10 @@ export const maxAttempts = Math.max(1, Math.floor(numberEnv('BENCH_ATTEMPTS', 3)
 /**
  * A p99 over one 20-s run is its ~250 slowest requests: identical runs on a VM differed by several
  * ms. The cases the latency targets read are measured as several direct/gateway pairs, in turn on
- * the same processes, and the pair with the median added p99 is reported.
+ * the same processes, and the pair with the median added p99 is reported. Their CPU per request
+ * moves with the host too (the relay's read 111–216 µs saturated from one full run to another): the
+ * CPU target reads each pair's gateway run against the relay run just before it, and takes the
+ * median of those ratios.
  */
 export const targetPairs = Math.max(1, Math.floor(numberEnv('BENCH_PAIRS', 3)));
 /** another gateway entry point, only for A/B experiments on a patched copy (bench/workspace.ts resolves it) */
