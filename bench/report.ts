@@ -53,9 +53,9 @@ export function checkTargets(cases: CaseResult[], ttfb: TtfbResult[], memory?: M
 }
 
 /**
- * The gateway's CPU per request against the relay's, pair by pair (each gateway run against the
- * relay run just before it, minutes apart at most, where a whole run's relay and gateway cases are
- * up to half an hour apart); one ratio when the case was measured once.
+ * The gateway's CPU per request against the relay's, pair by pair: each gateway run against the
+ * relay run just before it, where the median-p99 runs of the two may come from different pairs,
+ * minutes apart on a host whose speed drifts. One ratio when the case was measured once.
  */
 function cpuRatios(c: CaseResult): Array<{ gateway: number; relay: number; ratio: number }> {
   const paired = c.pairs.length > 1 && c.relayPairs.length === c.pairs.length;
