@@ -178,7 +178,8 @@ async function holdStreams(url: string, authorization: string, pid: number, stre
   return { opened: streams.opened, rssMb };
 }
 
-function median(values: number[]): number {
+/** the middle value; of an even count, the upper of the two middle ones */
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }

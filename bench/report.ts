@@ -1,6 +1,6 @@
 // The bench's report: its tables (gateway against direct, the bare relay, time to first byte) and
 // the issue's targets read against them, as printed by `npm run bench`.
-import { peakAt64, streamsWanted, type MemoryResults } from './memory.ts';
+import { median, peakAt64, streamsWanted, type MemoryResults } from './memory.ts';
 import { errorCount, type CaseResult, type GcTotals, type Mode, type TtfbResult } from './results.ts';
 
 interface TargetCheck {
@@ -61,12 +61,6 @@ function cpuRatios(c: CaseResult): Array<{ gateway: number; relay: number; ratio
   const paired = c.pairs.length > 1 && c.relayPairs.length === c.pairs.length;
   const runs = paired ? c.pairs.map((p, i) => ({ gateway: p.cpuUsPerRequest, relay: c.relayPairs[i]!.cpuUsPerRequest })) : [{ gateway: c.gateway.cpuUsPerRequest, relay: c.relay!.cpuUsPerRequest }];
   return runs.map((r) => ({ ...r, ratio: r.gateway / r.relay }));
-}
-
-/** the middle value; of an even count, the upper of the two middle ones (the less kind to the gateway) */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 interface MemoryRow {

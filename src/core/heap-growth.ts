@@ -1,5 +1,6 @@
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { nodeWasGiven } from './node-flags.ts';
 
 const MB = 1024 * 1024;
 
@@ -41,8 +42,7 @@ export interface OldGenerationRoom {
  * given a --heap-growing-percent of its own, which then holds.
  */
 export function holdOldGenerationRoom(room = OLD_GENERATION_ROOM): OldGenerationRoom {
-  const givenToNode = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`.includes('--heap-growing-percent');
-  if (givenToNode) return { percent: undefined };
+  if (nodeWasGiven('heap-growing-percent')) return { percent: undefined };
   let current: number | undefined;
   const apply = (percent: number) => {
     if (percent === current) return;

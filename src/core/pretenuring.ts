@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { nodeWasGiven } from './node-flags.ts';
 
 /**
  * Turns off V8's allocation-site pretenuring (objects allocated straight into the old generation
@@ -19,8 +20,7 @@ import { setFlagsFromString } from 'node:v8';
  * V8 reads the flag when it processes the feedback of each scavenge, so it takes effect set here.
  */
 export function turnOffAllocationSitePretenuring(): boolean {
-  const givenToNode = /allocation[-_]site[-_]pretenuring/.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
-  if (givenToNode) return false;
+  if (nodeWasGiven('allocation-site-pretenuring')) return false;
   setFlagsFromString('--no-allocation-site-pretenuring');
   return true;
 }

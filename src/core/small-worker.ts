@@ -1,12 +1,13 @@
 import { setFlagsFromString } from 'node:v8';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { nodeArgs } from './node-flags.ts';
 
 /**
  * The `--max-semi-space-size` node was started with (npm start gives 8: the event loop's young
  * generation), from its arguments or NODE_OPTIONS; undefined when none was given.
  */
 export function semiSpaceFlag(argv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): string | undefined {
-  const args = [...argv, ...nodeOptions.split(/\s+/)];
+  const args = nodeArgs(argv, nodeOptions);
   let value: string | undefined;
   args.forEach((arg, i) => {
     const match = /^--max[-_]semi[-_]space[-_]size(?:=(\d+))?$/.exec(arg);
