@@ -59,16 +59,27 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? tmp, ...extra };
 }
 
-/** The first line a server prints on stdout (its address, as JSON) once it listens. */
+/**
+ * The first JSON line a server prints on stdout (its address) once it listens; lines before it (a
+ * diagnostic flag's output, such as --trace-gc-nvp) are skipped. Stops reading there: a later
+ * reader (a trace's collector) attaches its own listener.
+ */
 export function firstLine(child: ChildProcess, name: string): Promise<string> {
   return new Promise<string>((resolveLine, reject) => {
     let buffered = '';
     child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (text: string) => {
+    const read = (text: string) => {
       buffered += text;
-      const newline = buffered.indexOf('\n');
-      if (newline >= 0) resolveLine(buffered.slice(0, newline));
-    });
+      for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        if (!line.startsWith('{')) continue;
+        child.stdout!.off('data', read);
+        resolveLine(line);
+        return;
+      }
+    };
+    child.stdout!.on('data', read);
     child.once('exit', (code) => reject(new Error(`${name} exited (code ${code}) before listening`)));
   });
 }
