@@ -5,14 +5,16 @@
 // streamed answers billed exactly, requests in parallel on shared connections, a vendor's GOAWAY
 // (streams under way finish, new ones go on a new connection), a request the upstream resets
 // before answering failed and never charged, a stream it resets midway never completed, a
-// client that leaves charged for what reached it; and a realtime session to the vendor over wss.
+// client that leaves charged for what reached it; a multipart upload (a transcription) streamed up
+// whole; and a realtime session to the vendor over wss.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
+import { makeAudio } from '../../simulators/_kit/media/audio.ts';
 import { selfSignedCertificate, type SelfSigned } from '../../simulators/_kit/self-signed.ts';
 import { startOpenAISimulator, type OpenAISimulator } from '../../simulators/openai/server.ts';
 import { addCustomer, addSimProvider, startChildGateway, type ChildGateway } from '../helpers/child-gateway.ts';
@@ -27,7 +29,7 @@ before(async () => {
   cert = selfSignedCertificate(dir);
   sim = await startOpenAISimulator({ apiKey: 'sim-upstream-key', tls: cert, chunkDelayMs: 5 });
   gateway = await startChildGateway({ DATABASE_URL: `sqlite:${join(dir, 'modelgate.db')}`, NODE_EXTRA_CA_CERTS: cert.certPath });
-  await addSimProvider(gateway, sim.baseUrl, ['gpt-4o-mini', 'gpt-realtime']);
+  await addSimProvider(gateway, sim.baseUrl, ['gpt-4o-mini', 'gpt-realtime', 'whisper-1']);
 });
 after(async () => {
   await gateway?.kill9();
@@ -175,6 +177,22 @@ test('a client that leaves mid-stream is charged for its prompt and what reached
   assert.equal(rows[0]!.status, 499);
   assert.ok(rows[0]!.prompt_tokens > 0);
   assert.equal(await balanceNano(customer.accountId), 1e9 - Math.round(rows[0]!.cost_usd * 1e9));
+});
+
+test('a multipart upload (a transcription) goes upstream over HTTP/2 whole and is billed by the seconds the vendor measured in it', async () => {
+  const customer = await addCustomer(gateway, 1);
+  // 3.2 s of 24-kHz 16-bit mono: ~150 KB, more than one HTTP/2 flow-control window's worth of frames
+  const wav = makeAudio('wav', 3.2);
+  const result = await client(customer.key).audio.transcriptions.create({ file: await toFile(wav, 'speech.wav', { type: 'audio/wav' }), model: 'whisper-1' });
+  assert.match(result.text, /Simulated transcript of speech\.wav/);
+  const sent = sim.requests.findLast((r) => r.path === '/v1/audio/transcriptions');
+  assert.equal(sent?.headers[':scheme'], 'https', 'the upload reached the simulator over HTTP/2');
+  assert.equal((sent?.body as Record<string, unknown>).model, 'whisper-1');
+  // the vendor read 3.2 s out of the file it received (a cut-off upload reads shorter, or not at all) and bills 4
+  const [row] = await usage(customer.accountId, 1);
+  assert.equal(row?.status, 200);
+  assert.equal(Math.round((row?.cost_usd ?? 0) * 1e9), 4 * 100_000);
+  assert.equal(await balanceNano(customer.accountId), 1e9 - 4 * 100_000);
 });
 
 test('a realtime session reaches the vendor over wss (WebSocket over TLS) and its response is billed', async () => {
