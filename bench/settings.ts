@@ -70,6 +70,8 @@ export const runRelay = process.env.BENCH_RELAY !== '0';
 export const runCases = process.env.BENCH_CASES !== '0';
 export const runCompanions = process.env.BENCH_COMPANIONS !== '0';
 export const runMemory = process.env.BENCH_MEMORY !== '0';
+/** the warm-up's client that leaves mid-request (bench/wrk.ts); 0 leaves it out, and with it the tokenizer thread it starts */
+export const leavingClient = process.env.BENCH_LEAVE !== '0';
 /** a run during which other processes used this much CPU (in cores) counts as disturbed */
 export const otherLoadLimit = numberEnv('BENCH_OTHER_LOAD_LIMIT', 0.15);
 export const maxAttempts = Math.max(1, Math.floor(numberEnv('BENCH_ATTEMPTS', 3)));

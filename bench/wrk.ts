@@ -7,7 +7,7 @@ import { CLK_TCK, cpuMicros, otherCores, sampleLoad, stealCores } from './machin
 import { cleanEnv, outputOf, track } from './processes.ts';
 import type { Mode, WrkResult } from './results.ts';
 import type { Simulator } from './servers.ts';
-import { BENCH, BODIES, durationS, LOAD_CORE, MAX_WARMUP_S, MODEL, warmupRequests, warmupS } from './settings.ts';
+import { BENCH, BODIES, durationS, leavingClient, LOAD_CORE, MAX_WARMUP_S, MODEL, warmupRequests, warmupS } from './settings.ts';
 
 async function wrk(url: string, authorization: string, mode: Mode, connections: number, seconds: number): Promise<WrkResult> {
   const args = ['-c', LOAD_CORE, 'wrk', '-t', '1', '-c', String(connections), '-d', `${seconds}s`, '--timeout', '10s', '--latency', '-s', join(BENCH, 'post.lua'), url];
@@ -50,10 +50,10 @@ async function wrk(url: string, authorization: string, mode: Mode, connections: 
  * BENCH_WARMUP_REQUESTS were served (at most 30 s), so that the JIT has seen tens of thousands of
  * requests whatever the case's concurrency and upstream latency — a production gateway is warm —
  * then a second at the case's own concurrency to settle the connection pools. Under the first
- * run, one client leaves while its request waits on the upstream (leaveMidRequest).
+ * run, one client leaves while its request waits on the upstream (leaveMidRequest; BENCH_LEAVE=0: none).
  */
 export async function warmUp(url: string, authorization: string, mode: Mode, connections: number): Promise<void> {
-  const left = leaveMidRequest(url, authorization);
+  const left = leavingClient ? leaveMidRequest(url, authorization) : Promise.resolve();
   // by count too: against a 50 ms upstream 5 s are ~6,000 requests, and V8 was still compiling
   // (15 % of the gateway's CPU in the measured run, against 2 % when saturated)
   let served = 0;
