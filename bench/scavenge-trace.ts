@@ -34,11 +34,11 @@ function report(server: string, text: string, run: MeasuredRun, cpuUs: number): 
     const kind = /\bgc=(\w+)/.exec(line)?.[1];
     if (!kind) continue;
     if (kind !== 's') {
-      majors.set(kind, [...(majors.get(kind) ?? []), field(line, 'pause')]);
+      (majors.get(kind) ?? majors.set(kind, []).get(kind)!).push(field(line, 'pause'));
       continue;
     }
     const isolate = /^\[\d+:(0x[0-9a-f]+)/.exec(line)?.[1] ?? '?';
-    byIsolate.set(isolate, [...(byIsolate.get(isolate) ?? []), line]);
+    (byIsolate.get(isolate) ?? byIsolate.set(isolate, []).get(isolate)!).push(line);
   }
   // full collections stop the event loop longest: their count and pauses, by kind
   for (const [kind, pauses] of majors) console.log(`  gc=${kind}: ${pauses.length} collections, pauses ${pauses.map((p) => p.toFixed(1)).join(', ')} ms`);
