@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
-import { nodeArgs } from './node-flags.ts';
+import { nodeArgs, nodeWasGiven } from './node-flags.ts';
 
 /**
  * The `--max-semi-space-size` node was started with (npm start gives 8: the event loop's young
@@ -16,7 +16,18 @@ export function semiSpaceFlag(argv: readonly string[] = process.execArgv, nodeOp
   return value !== undefined && /^\d+$/.test(value) ? value : undefined;
 }
 
-let creating = 0;
+let settingAside = 0;
+let exposing = 0;
+
+export interface SmallWorkerOptions extends WorkerOptions {
+  resourceLimits: { maxYoungGenerationSizeMb: number };
+  /**
+   * `gc()` in the worker (V8's `--expose-gc`, set while its isolate is created, as the semi-space
+   * flag below is set aside): for a thread that builds large tables once and then sits idle,
+   * where V8 would keep the build's garbage for as long as the thread lives.
+   */
+  exposeGc?: boolean;
+}
 
 /**
  * A worker whose own young generation holds (`resourceLimits.maxYoungGenerationSizeMb`). A
@@ -24,19 +35,25 @@ let creating = 0;
  * every worker isolate got the event loop's 16 MB of young generation, committed once used. V8
  * reads the flag once, when an isolate is created: it is set aside (0: none) until the worker is
  * online, then put back; the event loop's isolate was sized at start and keeps its size.
+ * `--expose-gc` is read when a context is created: set for the same moment, it reaches the
+ * worker's context alone (the event loop's exists already), unless node was given it either way.
  */
-export function startSmallWorker(url: URL, options: WorkerOptions & { resourceLimits: { maxYoungGenerationSizeMb: number } }): Worker {
+export function startSmallWorker(url: URL, options: SmallWorkerOptions): Worker {
+  const { exposeGc = false, ...workerOptions } = options;
   const flag = semiSpaceFlag();
-  if (flag === undefined) return new Worker(url, options);
-  if (creating++ === 0) setFlagsFromString('--max-semi-space-size=0');
+  const gcFlag = exposeGc && !nodeWasGiven('expose-gc');
+  if (flag === undefined && !gcFlag) return new Worker(url, workerOptions);
+  if (flag !== undefined && settingAside++ === 0) setFlagsFromString('--max-semi-space-size=0');
+  if (gcFlag && exposing++ === 0) setFlagsFromString('--expose-gc');
   let restored = false;
   const restore = () => {
     if (restored) return;
     restored = true;
-    if (--creating === 0) setFlagsFromString(`--max-semi-space-size=${flag}`);
+    if (flag !== undefined && --settingAside === 0) setFlagsFromString(`--max-semi-space-size=${flag}`);
+    if (gcFlag && --exposing === 0) setFlagsFromString('--no-expose-gc');
   };
   try {
-    const worker = new Worker(url, options);
+    const worker = new Worker(url, workerOptions);
     worker.once('online', restore);
     worker.once('error', restore);
     worker.once('exit', restore);

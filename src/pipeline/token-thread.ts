@@ -50,7 +50,7 @@ export class TokenThread {
   }
 
   private start(): Worker {
-    const worker = startSmallWorker(workerModule('token-worker', import.meta.url), { execArgv: [], resourceLimits: TOKEN_WORKER_LIMITS });
+    const worker = startSmallWorker(workerModule('token-worker', import.meta.url), { execArgv: [], resourceLimits: TOKEN_WORKER_LIMITS, exposeGc: true });
     worker.unref();
     worker.on('message', (message: { id: number; counts: number[] }) => {
       const job = this.pending.get(message.id);

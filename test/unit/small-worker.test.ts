@@ -1,6 +1,7 @@
 // startSmallWorker: a worker's own young-generation limit holds although node was started with
 // --max-semi-space-size (a process-wide V8 flag that otherwise wins), and the flag is put back
-// for the isolates created after. Run in a child node started as npm start starts the gateway.
+// for the isolates created after; `exposeGc` gives one worker gc() and no one else. Run in a child
+// node started as npm start starts the gateway.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
@@ -33,7 +34,10 @@ const sizeOf = async (worker) => { const [mb] = await once(worker, 'message'); a
 const limits = { maxYoungGenerationSizeMb: 4 };
 const small = await sizeOf(startSmallWorker(url, { resourceLimits: limits }));
 const plain = await sizeOf(new Worker(url, { resourceLimits: limits }));
-console.log(JSON.stringify({ small, plain, main: fill() }));
+const gcUrl = new URL('data:text/javascript,' + encodeURIComponent('import { parentPort } from "node:worker_threads"; parentPort.postMessage(typeof gc);'));
+const collecting = await sizeOf(startSmallWorker(gcUrl, { resourceLimits: limits, exposeGc: true }));
+const after = await sizeOf(new Worker(gcUrl));
+console.log(JSON.stringify({ small, plain, main: fill(), gc: { collecting, after, main: typeof gc } }));
 `;
 
 test('under --max-semi-space-size=8: the small worker gets its 4 MB, a worker made after gets the flag, the event loop keeps its own', () => {
@@ -42,4 +46,10 @@ test('under --max-semi-space-size=8: the small worker gets its 4 MB, a worker ma
   assert.equal(sizes.small, 4, 'the worker limit held');
   assert.equal(sizes.plain, 16, 'the flag was put back: a worker created after it gets 2 × 8 MB');
   assert.equal(sizes.main, 16, 'the event loop isolate keeps 2 × 8 MB');
+});
+
+test('exposeGc: gc() in that worker alone, not in the event loop nor in a worker made after', () => {
+  const out = execFileSync(process.execPath, ['--max-semi-space-size=8', '--input-type=module', '-e', child], { encoding: 'utf8' });
+  const { gc } = JSON.parse(out) as { gc: { collecting: string; after: string; main: string } };
+  assert.deepEqual(gc, { collecting: 'function', after: 'undefined', main: 'undefined' });
 });
