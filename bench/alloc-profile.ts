@@ -8,7 +8,8 @@
 //                                   (default json); ALLOC_TOP rows (default 25); ALLOC_LIVE=1: only
 //                                   what is still in the heap at the end of the run (promoted to the
 //                                   old generation, or held by requests in flight); ALLOC_SURVIVED=1:
-//                                   what outlived at least one scavenge (copied or promoted by V8)
+//                                   what outlived at least one scavenge (copied or promoted by V8);
+//                                   ALLOC_CALLERS=<function name>: who calls that allocating function
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,6 +35,9 @@ interface ProfileNode {
 const latency = latencies[0]!;
 const mode = (modes[0] ?? 'json') as Mode;
 const top = numberEnv('ALLOC_TOP', 25);
+/** ALLOC_CALLERS=<function name>: what calls the function that allocates, ALLOC_CALLER_DEPTH frames up (default 3) */
+const callersOf = process.env.ALLOC_CALLERS;
+const callerDepth = numberEnv('ALLOC_CALLER_DEPTH', 3);
 
 createTmp();
 const profileFile = join(tmp, 'alloc-profile.json');
@@ -66,17 +70,24 @@ function report(head: ProfileNode, requests: number): void {
   const bySelf = new Map<string, number>();
   const byOwn = new Map<string, number>();
   let total = 0;
-  const walk = (node: ProfileNode, nearestOwn: string) => {
+  const byCaller = new Map<string, number>();
+  const walk = (node: ProfileNode, nearestOwn: string, stack: string[]) => {
     const here = own(node.callFrame) ? where(node.callFrame) : nearestOwn;
     if (node.selfSize > 0) {
       total += node.selfSize;
       const self = where(node.callFrame);
       bySelf.set(self, (bySelf.get(self) ?? 0) + node.selfSize);
       byOwn.set(here, (byOwn.get(here) ?? 0) + node.selfSize);
+      if (callersOf && node.callFrame.functionName === callersOf) {
+        const path = stack.slice(-callerDepth).join(' ← ');
+        byCaller.set(path, (byCaller.get(path) ?? 0) + node.selfSize);
+      }
     }
-    for (const child of node.children) walk(child, here);
+    stack.push(where(node.callFrame));
+    for (const child of node.children) walk(child, here, stack);
+    stack.pop();
   };
-  walk(head, '(no gateway function on the stack)');
+  walk(head, '(no gateway function on the stack)', []);
   const table = (title: string, map: Map<string, number>) => {
     console.log(`\n| ${title} | bytes per request |\n|---|--:|`);
     for (const [name, bytes] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`| ${name} | ${(bytes / requests).toFixed(0)} |`);
@@ -84,4 +95,5 @@ function report(head: ProfileNode, requests: number): void {
   console.log(`${latency} ms upstream, ${mode}, 64 connections: ${requests} requests, ${(total / requests).toFixed(0)} bytes ${process.env.ALLOC_LIVE === '1' ? 'still in the heap at the end' : process.env.ALLOC_SURVIVED === '1' ? 'that outlived a scavenge' : 'allocated'} per request (sampled)`);
   table('allocating function', bySelf);
   table('nearest gateway function on the stack', byOwn);
+  if (callersOf) table(`${callersOf}: its callers, nearest last (${callerDepth} frames)`, byCaller);
 }
