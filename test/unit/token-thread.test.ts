@@ -45,13 +45,17 @@ test('a thread that ended on its own: the one started after it still ends once i
   assert.equal(thread.worker, undefined);
 });
 
-test("the build's garbage is collected once the tables are built: the idle thread keeps the tables, not the build", { timeout: 20_000 }, async () => {
+test("the build's garbage is collected once the tables are built, and its pages given back", { timeout: 20_000 }, async () => {
   const thread = new TokenThread(60_000);
   assert.deepEqual(await thread.count(texts), texts.map(countTextTokens));
-  // served by the thread after the message that built the tables, and so after its collection
+  // the answer goes out before the collection, and the heap statistics are read at the thread's
+  // next interrupt: a second count is answered once the first message's handler, collection
+  // included, has returned
+  assert.deepEqual(await thread.count(texts), texts.map(countTextTokens));
   const heap = await thread.worker!.getHeapStatistics();
-  const usedMb = heap.used_heap_size / 1048576;
-  // ~20 MB (the tables and the thread's own modules) after the collection; ~40 without it
-  assert.ok(usedMb < 28, `the thread's heap holds ${usedMb.toFixed(1)} MB`);
+  const committedMb = heap.total_heap_size / 1048576;
+  // ~22 MB committed after the memory-reducing collection; ~45 right after the build, and ~30
+  // once V8 has collected on its own (it keeps the pages it freed)
+  assert.ok(committedMb < 26, `the thread's heap has ${committedMb.toFixed(1)} MB committed`);
   await thread.worker!.terminate();
 });
