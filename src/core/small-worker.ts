@@ -24,7 +24,7 @@ export interface SmallWorkerOptions extends WorkerOptions {
   /**
    * `gc()` in the worker (V8's `--expose-gc`, set while its isolate is created, as the semi-space
    * flag below is set aside): for a thread that builds large tables once and then sits idle,
-   * where V8 would keep the build's garbage for as long as the thread lives.
+   * where V8 would keep the pages the build's garbage held for as long as the thread lives.
    */
   exposeGc?: boolean;
 }
