@@ -72,7 +72,7 @@ export async function warmUp(url: string, authorization: string, mode: Mode, con
  * in production has seen clients leave; without this, that one-off cost fell into whichever
  * measured run first ended with requests in flight (wrk stops with all its connections busy).
  */
-async function leaveMidRequest(url: string, authorization: string): Promise<void> {
+export async function leaveMidRequest(url: string, authorization: string): Promise<void> {
   const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: '[[sim:slow=5000]] A client that leaves.' }] });
   await fetch(url, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(1000) })
     .then((response) => response.arrayBuffer())
