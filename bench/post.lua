@@ -22,6 +22,20 @@ request = function()
   return raw
 end
 
+-- BENCH_STAGGER_MS (with BENCH_CONNECTIONS): the connections' first requests spread over that many
+-- ms instead of all at once (bench/tail-windows.ts); wrk starts a request's latency when it writes
+-- it, after the delay. Unset, no delay function: wrk's usual path, every connection at once.
+local stagger = tonumber(os.getenv("BENCH_STAGGER_MS") or "")
+local connections = tonumber(os.getenv("BENCH_CONNECTIONS") or "")
+if stagger and connections then
+  local delayed = 0
+  delay = function()
+    if delayed >= connections then return 0 end
+    delayed = delayed + 1
+    return math.floor(stagger * (delayed - 1) / connections)
+  end
+end
+
 done = function(summary, latency, requests)
   local e = summary.errors
   io.write(string.format(

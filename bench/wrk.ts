@@ -9,12 +9,13 @@ import type { Mode, WrkResult } from './results.ts';
 import type { Simulator } from './servers.ts';
 import { BENCH, BODIES, durationS, leavingClient, LOAD_CORE, MAX_WARMUP_S, MODEL, warmupRequests, warmupS } from './settings.ts';
 
-async function wrk(url: string, authorization: string, mode: Mode, connections: number, seconds: number): Promise<WrkResult> {
+/** `staggerMs`: the connections' first requests spread over that many ms (post.lua), not sent at once */
+async function wrk(url: string, authorization: string, mode: Mode, connections: number, seconds: number, staggerMs?: number): Promise<WrkResult> {
   const args = ['-c', LOAD_CORE, 'wrk', '-t', '1', '-c', String(connections), '-d', `${seconds}s`, '--timeout', '10s', '--latency', '-s', join(BENCH, 'post.lua'), url];
   // through a shell that reaps wrk and then prints its own /proc stat: cutime+cstime = wrk's CPU time
   const script = 'taskset "$@"; code=$?; echo "BENCH_SHELL_STAT $(cat /proc/$$/stat)"; exit $code';
   const child = track(
-    spawn('sh', ['-c', script, 'sh', ...args], { env: cleanEnv({ BENCH_BODY: BODIES[mode], BENCH_AUTH: authorization }), stdio: ['ignore', 'pipe', 'pipe'] }),
+    spawn('sh', ['-c', script, 'sh', ...args], { env: cleanEnv({ BENCH_BODY: BODIES[mode], BENCH_AUTH: authorization, ...(staggerMs !== undefined && { BENCH_STAGGER_MS: String(staggerMs), BENCH_CONNECTIONS: String(connections) }) }), stdio: ['ignore', 'pipe', 'pipe'] }),
   );
   const { code, stdout, stderr } = await outputOf(child);
   const line = stdout.split('\n').find((l) => l.startsWith('BENCH_JSON '));
@@ -90,12 +91,12 @@ export interface MeasuredRun {
   stealCores: number;
 }
 
-/** One measured wrk run with the CPU of every process involved. */
-export async function measuredRun(url: string, authorization: string, mode: Mode, connections: number, sim: Simulator, gatewayPid?: number): Promise<MeasuredRun> {
+/** One measured wrk run with the CPU of every process involved (`staggerMs`: see wrk above). */
+export async function measuredRun(url: string, authorization: string, mode: Mode, connections: number, sim: Simulator, gatewayPid?: number, staggerMs?: number): Promise<MeasuredRun> {
   const load0 = sampleLoad();
   const sim0 = cpuMicros(sim.pid);
   const gw0 = gatewayPid === undefined ? 0 : cpuMicros(gatewayPid);
-  const result = await wrk(url, authorization, mode, connections, durationS);
+  const result = await wrk(url, authorization, mode, connections, durationS, staggerMs);
   const simUs = cpuMicros(sim.pid) - sim0;
   const gatewayUs = gatewayPid === undefined ? 0 : cpuMicros(gatewayPid) - gw0;
   const load1 = sampleLoad();
