@@ -23,7 +23,7 @@ request = function()
 end
 
 -- BENCH_STAGGER_MS (with BENCH_CONNECTIONS): the connections' first requests spread over that many
--- ms instead of all at once (bench/tail-windows.ts); wrk starts a request's latency when it writes
+-- ms instead of all at once (bench/tail-in-step.ts); wrk starts a request's latency when it writes
 -- it, after the delay. Unset, no delay function: wrk's usual path, every connection at once.
 local stagger = tonumber(os.getenv("BENCH_STAGGER_MS") or "")
 local connections = tonumber(os.getenv("BENCH_CONNECTIONS") or "")
