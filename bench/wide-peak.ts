@@ -5,12 +5,16 @@
 // those figures at the largest sample, and /proc/<pid>/smaps by mapping at that moment.
 //
 //   node bench/wide-peak.ts     ROUNDS (default 1), WIDE_ARGS (JSON list of node options added),
-//                               WIDE_ENV (JSON object: the gateway's extra environment), WIDE_RELAY=1
+//                               WIDE_ENV (JSON object: the gateway's extra environment), WIDE_RELAY=1;
+//                               another case: WIDE_CONNECTIONS (1000), AB_LATENCY (50), AB_MODE (stream)
+//                               — the peak at 64 connections is the saturated non-streamed case's:
+//                               WIDE_CONNECTIONS=64 AB_LATENCY=0 AB_MODE=json
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startGateway } from './gateway.ts';
 import { statusMb } from './machine.ts';
 import { stop } from './processes.ts';
+import type { Mode } from './results.ts';
 import { startRelay, startSimulator } from './servers.ts';
 import { BENCH, gatewayNodeArgs, SIM_KEY } from './settings.ts';
 import { createTmp, removeTmp } from './workspace.ts';
@@ -26,9 +30,11 @@ interface Sample {
 }
 
 const extra = JSON.parse(process.env.WIDE_ARGS ?? '[]') as string[];
+const connections = Number(process.env.WIDE_CONNECTIONS ?? 1000);
+const mode = (process.env.AB_MODE ?? 'stream') as Mode;
 gatewayNodeArgs.push(`--import=${join(BENCH, 'memory-usage-preload.mjs')}`, ...extra);
 createTmp();
-const sim = await startSimulator(50);
+const sim = await startSimulator(Number(process.env.AB_LATENCY ?? 50));
 const rounds = Number(process.env.ROUNDS ?? 1);
 try {
   for (let r = 0; r < rounds; r++) {
@@ -40,7 +46,7 @@ try {
       : await startGateway(sim, { MODELGATE_UPSTREAM_CONNECTIONS: '1000', MEMORY_PROBE_FILE: probe, ...JSON.parse(process.env.WIDE_ENV ?? '{}') });
     const probeFile = relay ? `/tmp/memory-probe-${gateway.pid}.jsonl` : probe;
     try {
-      await warmUp(gateway.chatUrl, gateway.authorization, 'stream', 64);
+      await warmUp(gateway.chatUrl, gateway.authorization, mode, 64);
       const rss: number[] = [];
       let smaps = '';
       const timer = setInterval(() => {
@@ -49,7 +55,7 @@ try {
         rss.push(now);
         process.kill(gateway.pid, 'SIGWINCH');
       }, 200);
-      const run = await measuredRun(gateway.chatUrl, gateway.authorization, 'stream', 1000, sim, gateway.pid);
+      const run = await measuredRun(gateway.chatUrl, gateway.authorization, mode, connections, sim, gateway.pid);
       clearInterval(timer);
       const peak = statusMb(gateway.pid, 'VmHWM');
       const samples = readFileSync(probeFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Sample);
