@@ -22,11 +22,12 @@ request = function()
   return raw
 end
 
--- BENCH_STAGGER_MS (with BENCH_CONNECTIONS): the connections' first requests spread over that many
--- ms instead of all at once (bench/tail-in-step.ts); wrk starts a request's latency when it writes
--- it, after the delay. Unset, no delay function: wrk's usual path, every connection at once.
+-- BENCH_STAGGER_MS (with BENCH_STAGGER_CONNECTIONS, the run's connections): the connections' first
+-- requests spread over that many ms instead of all at once (bench/tail-in-step.ts); wrk starts a
+-- request's latency when it writes it, after the delay. Unset, no delay function: wrk's usual
+-- path, every connection at once.
 local stagger = tonumber(os.getenv("BENCH_STAGGER_MS") or "")
-local connections = tonumber(os.getenv("BENCH_CONNECTIONS") or "")
+local connections = tonumber(os.getenv("BENCH_STAGGER_CONNECTIONS") or "")
 if stagger and connections then
   local delayed = 0
   delay = function()

@@ -15,7 +15,7 @@ async function wrk(url: string, authorization: string, mode: Mode, connections: 
   // through a shell that reaps wrk and then prints its own /proc stat: cutime+cstime = wrk's CPU time
   const script = 'taskset "$@"; code=$?; echo "BENCH_SHELL_STAT $(cat /proc/$$/stat)"; exit $code';
   const child = track(
-    spawn('sh', ['-c', script, 'sh', ...args], { env: cleanEnv({ BENCH_BODY: BODIES[mode], BENCH_AUTH: authorization, ...(staggerMs !== undefined && { BENCH_STAGGER_MS: String(staggerMs), BENCH_CONNECTIONS: String(connections) }) }), stdio: ['ignore', 'pipe', 'pipe'] }),
+    spawn('sh', ['-c', script, 'sh', ...args], { env: cleanEnv({ BENCH_BODY: BODIES[mode], BENCH_AUTH: authorization, ...(staggerMs !== undefined && { BENCH_STAGGER_MS: String(staggerMs), BENCH_STAGGER_CONNECTIONS: String(connections) }) }), stdio: ['ignore', 'pipe', 'pipe'] }),
   );
   const { code, stdout, stderr } = await outputOf(child);
   const line = stdout.split('\n').find((l) => l.startsWith('BENCH_JSON '));
