@@ -35,14 +35,16 @@ export interface Charge {
  * Exactly once: returns false, doing nothing, when the first hold is closed already.
  */
 export function settleHeld(deps: SettleDeps, held: HeldMoney, charge: Charge): boolean {
-  const [first, ...rest] = held.holds;
+  const holds = held.holds;
+  const first = holds[0];
   if (!first?.open) return false;
   const usage = deps.sync.settlementLog && charge.costNano > 0 ? charge.usage() : undefined;
-  deps.ledger.settle(first, charge.costNano, { entryKey: charge.entryKey, requestId: charge.requestId, ...(charge.note !== undefined && { note: charge.note }), ...(usage && { usage }) });
-  for (const hold of rest) deps.ledger.release(hold);
-  const [shared, ...others] = held.shared.splice(0);
-  deps.sharedHolds?.settle(shared, first.accountId, charge.entryKey, charge.costNano);
-  for (const other of others) deps.sharedHolds?.release(other);
+  deps.ledger.settle(first, charge.costNano, { entryKey: charge.entryKey, requestId: charge.requestId, note: charge.note, usage });
+  for (let i = 1; i < holds.length; i++) deps.ledger.release(holds[i]!);
+  // emptied first: a second settlement finds nothing to close
+  const shared = held.shared.splice(0);
+  deps.sharedHolds?.settle(shared[0], first.accountId, charge.entryKey, charge.costNano);
+  for (let i = 1; i < shared.length; i++) deps.sharedHolds?.release(shared[i]);
   return true;
 }
 

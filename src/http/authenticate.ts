@@ -14,9 +14,17 @@ declare module 'fastify' {
 export function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (!header) return undefined;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  const match = BEARER.exec(header);
   return match?.[1];
 }
+
+/** Whether bearerToken finds a key, without copying it out. */
+export function hasBearerToken(request: FastifyRequest): boolean {
+  const header = request.headers.authorization;
+  return header !== undefined && BEARER.test(header);
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /** Reads a dialect's key from its places, in order (Dialect.keys). */
 export function keyFrom(places: readonly KeyPlace[]): (request: FastifyRequest) => string | undefined {

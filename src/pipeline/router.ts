@@ -1,6 +1,7 @@
 import type { ProviderRecord } from '../store/repositories/providers.ts';
 import { adapterFor, providerBaseUrl } from '../vendors/registry.ts';
 import type { ProviderAdapter } from '../core/contracts/provider-adapter.ts';
+import { authHeaders } from './auth-headers.ts';
 import { CircuitBreaker, type BreakerOptions } from './circuit-breaker.ts';
 import type { Timeouts, UpstreamTarget } from './upstream-client.ts';
 
@@ -11,6 +12,8 @@ export interface ProviderRuntime {
   adapter: ProviderAdapter;
   breaker: CircuitBreaker;
   upstream: UpstreamTarget;
+  /** a JSON request's headers with the provider's credential, made once per provider (shared: never modified) */
+  jsonHeaders: Readonly<Record<string, string>>;
 }
 
 export interface Candidate {
@@ -64,6 +67,7 @@ export class Router {
         adapter,
         // health survives edits of the same provider
         breaker: previous?.breaker ?? new CircuitBreaker(this.options.breaker),
+        jsonHeaders: Object.freeze({ 'content-type': 'application/json', ...authHeaders(adapter.manifest.auth, record.apiKey) }),
         upstream: {
           poolKey: record.id,
           baseUrl,

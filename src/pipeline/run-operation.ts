@@ -3,12 +3,12 @@ import { paidUsageBound } from '../core/paid-features.ts';
 import { priceOf, type Pricing } from '../core/pricing.ts';
 import { GatewayError, modelNotFound, serverError, upstreamUnavailable } from '../core/errors.ts';
 import { emptyUsage } from '../core/usage.ts';
-import { authHeaders } from './auth-headers.ts';
 import { costHeaders, withCost } from './answer-cost.ts';
 import type { OperationCodec, TargetInfo } from '../core/contracts/vendor-codec.ts';
 import { relayBytes } from './relay-bytes.ts';
 import { ClientGone, relayStream, transportFailure } from './relay-sse.ts';
 import { recordRequest } from './request-record.ts';
+import type { CircuitBreaker } from './circuit-breaker.ts';
 import type { Candidate } from './router.ts';
 import { offLoopCounter } from './off-loop-counter.ts';
 import { settleBeforeAnswer, settleCall } from './settle-call.ts';
@@ -68,7 +68,8 @@ export async function runOperation<Call, Result = never>(
     // a family's refusal is the answer only when no provider failed for another reason
     let refusal: GatewayError | undefined;
     let attempts = 0;
-    const skipped: Candidate[] = [];
+    // the best provider whose circuit is open, tried when every one's is
+    let firstSkipped: Candidate | undefined;
     const scopeFor = (candidate: Candidate, admittedAt = Date.now()): AttemptScope<Call, Result> => ({
       deps,
       ctx,
@@ -79,15 +80,12 @@ export async function runOperation<Call, Result = never>(
       outcome,
       holds: state,
       clientGone: clientGone.signal,
-      health: {
-        report: (ok) => candidate.provider.breaker.record(ok, Date.now(), admittedAt),
-        cancelProbe: () => candidate.provider.breaker.cancelProbe(),
-      },
+      health: new AttemptHealth(candidate.provider.breaker, admittedAt),
     });
     for (const candidate of candidates) {
       if (attempts >= deps.config.upstream.maxAttempts) break;
       if (!candidate.provider.breaker.allows()) {
-        skipped.push(candidate);
+        firstSkipped ??= candidate;
         continue;
       }
       const result = await attempt(scopeFor(candidate), candidate, state);
@@ -101,8 +99,8 @@ export async function runOperation<Call, Result = never>(
       lastFailure = result.error;
     }
     // every provider's circuit is open: rather than refuse outright, try the best one anyway
-    if (attempts === 0 && skipped[0]) {
-      const result = await attempt(scopeFor(skipped[0]), skipped[0], state);
+    if (attempts === 0 && firstSkipped) {
+      const result = await attempt(scopeFor(firstSkipped), firstSkipped, state);
       state.trace.attemptEnded(result);
       if (result.kind === 'done') return;
       if (result.kind === 'unable') refusal ??= result.error;
@@ -162,7 +160,7 @@ async function attempt<Call, Result>(
     response = await deps.upstream.send(provider.upstream, {
       method: request.method ?? 'POST',
       path: request.path,
-      headers: { 'content-type': 'application/json', ...authHeaders(provider.adapter.manifest.auth, provider.record.apiKey), ...request.headers },
+      headers: request.headers ? { ...provider.jsonHeaders, ...request.headers } : provider.jsonHeaders,
       body: request.body,
       signal: clientGone,
       ...(op.firstByteTimeoutMs !== undefined && { firstByteMs: op.firstByteTimeoutMs }),
@@ -178,6 +176,25 @@ async function attempt<Call, Result>(
     return await answer(scope, codec, target, response, state);
   } finally {
     deps.metrics.upstreamLatency.observe({ provider: providerLabel }, (headersAt - sent) / 1000);
+  }
+}
+
+/** An attempt's reports to its provider's circuit breaker (AttemptScope.health): the admission time tells its result from stragglers'. */
+class AttemptHealth {
+  private readonly breaker: CircuitBreaker;
+  private readonly admittedAt: number;
+
+  constructor(breaker: CircuitBreaker, admittedAt: number) {
+    this.breaker = breaker;
+    this.admittedAt = admittedAt;
+  }
+
+  report(ok: boolean): void {
+    this.breaker.record(ok, Date.now(), this.admittedAt);
+  }
+
+  cancelProbe(): void {
+    this.breaker.cancelProbe();
   }
 }
 

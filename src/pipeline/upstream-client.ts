@@ -92,36 +92,9 @@ export class UpstreamClient {
   private dispatch(target: UpstreamTarget, request: UpstreamRequest): Promise<UpstreamResponse> {
     return new Promise((resolve, reject) => {
       const entry = this.poolFor(target);
-      const { signal } = request;
-      let controller: Dispatcher.DispatchController | undefined;
-      let body: UpstreamBody | undefined;
-      const onAbort = () => controller?.abort(signal.reason);
-      const done = () => signal.removeEventListener('abort', onAbort);
-      const handler: Dispatcher.DispatchHandler = {
-        onRequestStart(started) {
-          controller = started;
-          if (signal.aborted) started.abort(signal.reason);
-        },
-        onResponseStart(started, statusCode, headers) {
-          if (statusCode < 200) return; // 1xx: the answer is still to come
-          body = new UpstreamBody(started);
-          resolve({ status: statusCode, headers, body });
-        },
-        onResponseData(_controller, chunk) {
-          body?.push(chunk);
-        },
-        onResponseEnd() {
-          done();
-          body?.end();
-        },
-        onResponseError(_controller, error) {
-          done();
-          if (body) body.fail(error);
-          else reject(classify(error));
-        },
-      };
+      const handler = new ResponseHandler(request.signal, resolve, reject);
       try {
-        signal.addEventListener('abort', onAbort, { once: true });
+        request.signal.addEventListener('abort', handler, { once: true });
         entry.pool.dispatch(
           {
             method: request.method as Dispatcher.HttpMethod,
@@ -134,7 +107,7 @@ export class UpstreamClient {
           handler,
         );
       } catch (error) {
-        done();
+        handler.done();
         reject(classify(error));
       }
     });
@@ -172,6 +145,59 @@ export class UpstreamClient {
     };
     this.pools.set(target.poolKey, entry);
     return entry;
+  }
+}
+
+/**
+ * undici's dispatch handler for one request, and the listener of the client's abort signal: a
+ * class, so that a request allocates one object rather than a closure per callback.
+ */
+class ResponseHandler implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private body: UpstreamBody | undefined;
+  private readonly signal: AbortSignal;
+  private readonly resolve: (response: UpstreamResponse) => void;
+  private readonly reject: (error: unknown) => void;
+
+  constructor(signal: AbortSignal, resolve: (response: UpstreamResponse) => void, reject: (error: unknown) => void) {
+    this.signal = signal;
+    this.resolve = resolve;
+    this.reject = reject;
+  }
+
+  /** the client left: the upstream request is abandoned */
+  handleEvent(): void {
+    this.controller?.abort(this.signal.reason);
+  }
+
+  done(): void {
+    this.signal.removeEventListener('abort', this);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.signal.aborted) controller.abort(this.signal.reason);
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    if (statusCode < 200) return; // 1xx: the answer is still to come
+    this.body = new UpstreamBody(controller);
+    this.resolve({ status: statusCode, headers, body: this.body });
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.body?.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.done();
+    this.body?.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.done();
+    if (this.body) this.body.fail(error);
+    else this.reject(classify(error));
   }
 }
 

@@ -16,7 +16,7 @@ import { offLoopCounter } from '../../pipeline/off-loop-counter.ts';
 import { runOperation } from '../../pipeline/run-operation.ts';
 import type { OperationBridge, OperationRequest } from '../../pipeline/types.ts';
 import { admitBeforeWork } from '../admission.ts';
-import { authenticateWith, bearerToken, checkModelAllowed, keyFrom } from '../authenticate.ts';
+import { authenticateWith, checkModelAllowed, hasBearerToken, keyFrom } from '../authenticate.ts';
 import { contextOf } from '../request-context.ts';
 import type { DialectRouteDeps } from './deps.ts';
 import type { WildcardParams } from './params.ts';
@@ -116,30 +116,20 @@ function validate(request: FastifyRequest, route: DialectRoute): void {
 }
 
 async function serve(deps: DialectRouteDeps, route: DialectRoute, request: FastifyRequest, reply: FastifyReply, pathModel: string | undefined): Promise<unknown> {
-  const input: RouteInput<unknown> = { body: request.body, query: request.query as Record<string, unknown>, pathModel, headers: request.headers, bodyBytes: bodyBytesOf(request.headers), bearer: bearerToken(request) !== undefined };
+  const input: RouteInput<unknown> = { body: request.body, query: request.query as Record<string, unknown>, pathModel, headers: request.headers, bodyBytes: bodyBytesOf(request.headers), bearer: hasBearerToken(request) };
   const principal = request.principal!;
   const named = route.model(input);
   if (route.precheck) {
     checkModelAllowed(principal, named);
     if (route.precheck === 'served' && !deps.router.serves(named)) throw modelNotFound(named);
   }
-  let catalogued: CatalogueModel | undefined;
   const stored = route.storedRefs && deps.responses ? await storedResponses(deps.responses, principal, route.storedRefs(input)) : undefined;
-  const context = (count: TextCounter): DecodeContext => ({
-    get model() {
-      return (catalogued ??= deps.catalogue.get(named));
-    },
-    count,
-    offLoop: offLoopCounter,
-    defaultMaxOutputTokens: deps.config.defaultMaxOutputTokens,
-    ...(stored && { stored }),
-  });
   let count: TextCounter = countTextTokens;
   if (route.countsTexts) {
-    const counter = offLoopCounter.counterFor((collect) => route.decode(input, context(collect)), input.bodyBytes);
+    const counter = offLoopCounter.counterFor((collect) => route.decode(input, new RouteContext(deps, named, collect, stored)), input.bodyBytes);
     count = typeof counter === 'function' ? counter : await counter;
   }
-  const decoded = route.decode(input, context(count));
+  const decoded = route.decode(input, new RouteContext(deps, named, count, stored));
   if (!route.precheck) checkModelAllowed(principal, decoded.model);
 
   if (route.countLocally && (route.countLocally.always === true || deps.router.candidates(decoded.model, route.operation).length === 0)) {
@@ -160,17 +150,49 @@ async function storedResponses(keeper: NonNullable<DialectRouteDeps['responses']
   return { found, itemOwners, save: (turn) => keeper.save(principal.accountId, principal.key.id, turn) };
 }
 
+/** The operation for the pipeline, built field by field: every request's has the same shape. */
 function operationOf(deps: DialectRouteDeps, route: DialectRoute, decoded: Decoded<unknown>): OperationRequest<unknown, unknown> {
-  const { output, answer, ...call } = decoded;
+  const { output, answer } = decoded;
   return {
     operation: route.operation,
     endpoint: route.path,
-    ...call,
-    ...(output && { bridge: bridgeOf(route, output) }),
-    ...(route.media && { firstByteTimeoutMs: deps.config.media.upstreamTimeoutMs }),
+    model: decoded.model,
+    call: decoded.call,
+    stream: decoded.stream,
+    estimate: decoded.estimate,
+    openOutputCap: decoded.openOutputCap,
+    meter: decoded.meter,
+    bridge: output && bridgeOf(route, output),
+    firstByteTimeoutMs: route.media ? deps.config.media.upstreamTimeoutMs : undefined,
     // an operation without a neutral result (embeddings) hands the encoder the codec's body
-    ...(answer && { respond: async (result: DecodedResponse<unknown>) => ({ body: answer((result.result ?? result.body) as never), contentType: 'application/json' }) }),
+    respond: answer && (async (result: DecodedResponse<unknown>) => ({ body: answer((result.result ?? result.body) as never), contentType: 'application/json' })),
   };
+}
+
+/**
+ * What a route's decoder sees beside the request (DecodeContext): a class, so that every request's
+ * is one object of one shape; the catalogue is read when a decoder first asks for the model.
+ */
+class RouteContext implements DecodeContext {
+  readonly count: TextCounter;
+  readonly offLoop = offLoopCounter;
+  readonly defaultMaxOutputTokens: number;
+  readonly stored: StoredResponses | undefined;
+  private readonly catalogue: DialectRouteDeps['catalogue'];
+  private readonly named: string;
+  private catalogued: CatalogueModel | undefined;
+
+  constructor(deps: DialectRouteDeps, named: string, count: TextCounter, stored: StoredResponses | undefined) {
+    this.catalogue = deps.catalogue;
+    this.named = named;
+    this.count = count;
+    this.defaultMaxOutputTokens = deps.config.defaultMaxOutputTokens;
+    this.stored = stored;
+  }
+
+  get model(): CatalogueModel {
+    return (this.catalogued ??= this.catalogue.get(this.named));
+  }
 }
 
 /** A chat request composes the client's encoder with the family's chat codec; another operation with an encoder is served through chat where a family lacks it. */
