@@ -1,5 +1,5 @@
-// What the tokenizer thread adds to a gateway's RSS (issue 21, docs/benchmarks.md "Where the memory
-// goes"): a fresh gateway as the bench starts it (core 0, the server bundle, SQLite), its RSS 2 s
+// What the tokenizer thread adds to a gateway's RSS (issue 21, docs/benchmarks.md "Memory"): a fresh
+// gateway as the bench starts it (core 0, the server bundle, SQLite), its RSS 2 s
 // after the two check requests, then one client that leaves mid-request as the warm-up's does (its prompt is the
 // gateway's first local count: it starts the thread and builds its o200k tables), and its RSS 3 s
 // later; TOKEN_RSS_ROUNDS fresh gateways in turn (default 3). `main` as node-options-ab takes it:
