@@ -10,6 +10,8 @@ declare module 'fastify' {
   }
 }
 
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
 /** `Authorization: Bearer <key>`; the messages and Google dialects add their own places (keyFrom). */
 export function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
@@ -23,8 +25,6 @@ export function hasBearerToken(request: FastifyRequest): boolean {
   const header = request.headers.authorization;
   return header !== undefined && BEARER.test(header);
 }
-
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /** Reads a dialect's key from its places, in order (Dialect.keys). */
 export function keyFrom(places: readonly KeyPlace[]): (request: FastifyRequest) => string | undefined {
