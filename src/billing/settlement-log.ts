@@ -75,10 +75,11 @@ export class SettlementLog implements SettlementJournal {
 
   /**
    * One synchronous append (~a few µs: a write into the page cache). `usage`: the charge's usage
-   * row as `encodeUsageRow` wrote it (its values in column order), kept as `v`.
+   * row as `encodeUsageRow` wrote it (its values in column order), kept as `v`. `entryJson`: the
+   * entry's JSON, when the caller has encoded it already.
    */
-  append(entry: LedgerEntry, usage: string | null): void {
-    const line = usage === null ? `{"e":${JSON.stringify(entry)}}\n` : `{"e":${JSON.stringify(entry)},"v":${usage}}\n`;
+  append(entry: LedgerEntry, usage: string | null, entryJson = JSON.stringify(entry)): void {
+    const line = usage === null ? `{"e":${entryJson}}\n` : `{"e":${entryJson},"v":${usage}}\n`;
     if (this.grouping) {
       this.pending.push(line);
       return;

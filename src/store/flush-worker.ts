@@ -9,7 +9,7 @@ import { lowerThisThread } from '../core/thread-priority.ts';
 import { insertDeadLetter, writeBatch } from './flush-batch.ts';
 import { flushIsolating, type FlushOutcome } from './flush-isolation.ts';
 import type { FlushStatements } from './flush-sql.ts';
-import type { WriteBatch } from './ledger-rows.ts';
+import type { LedgerEntry, WriteBatch } from './ledger-rows.ts';
 import { openSqliteFile } from './sqlite-file.ts';
 import { sqliteFlushConnection } from './sqlite-flush-connection.ts';
 
@@ -18,9 +18,10 @@ export interface FlushWorkerData {
   statements: FlushStatements;
 }
 
-export interface FlushRequest {
+/** a batch, its journal entries as one JSON array */
+export interface FlushRequest extends Omit<WriteBatch, 'entries' | 'encodedEntries'> {
   id: number;
-  batch: WriteBatch;
+  entries: string;
 }
 
 /** the outcome with its written keys as an array; an error means "retry the whole batch" (see flushIsolating) */
@@ -34,11 +35,15 @@ const connection = sqliteFlushConnection(openSqliteFile(path));
 const ledger = { flush: (batch: WriteBatch) => writeBatch(connection, statements, batch) };
 const deadLetters = { insert: (letter: Parameters<typeof insertDeadLetter>[2]) => insertDeadLetter(connection, statements, letter) };
 
+// async: whatever throws becomes the reply's error, never a flush without a reply
+const flush = async (request: FlushRequest): Promise<FlushOutcome> =>
+  flushIsolating(ledger, deadLetters, { entries: JSON.parse(request.entries) as LedgerEntry[], usage: request.usage, touches: request.touches });
+
 // one flush at a time, in the order sent: a transaction never interleaves with another's statements
 let queue: Promise<unknown> = Promise.resolve();
 parentPort!.on('message', (request: FlushRequest) => {
   queue = queue.then(() =>
-    flushIsolating(ledger, deadLetters, request.batch).then(
+    flush(request).then(
       (outcome) => parentPort!.postMessage({ id: request.id, outcome: { ...outcome, written: [...outcome.written] } } satisfies FlushReply),
       (error: unknown) => parentPort!.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies FlushReply),
     ),

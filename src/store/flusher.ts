@@ -21,8 +21,11 @@ import type { Database } from './schema.ts';
 export interface Flusher {
   flush(batch: WriteBatch): Promise<FlushOutcome>;
   close(): Promise<void>;
-  /** usage rows should be queued encoded (encodeUsageRow): this flusher sends them to another thread */
-  readonly takesEncodedUsage?: boolean;
+  /**
+   * journal entries and usage rows should be queued encoded (WriteBatch.encodedEntries,
+   * encodeUsageRow): this flusher sends them to another thread
+   */
+  readonly takesEncodedRows?: boolean;
 }
 
 /**
@@ -69,7 +72,7 @@ function workerEnv(): NodeJS.ProcessEnv | undefined {
  * dead thread. Journal rows are idempotent by entry key, so a retried batch is applied once.
  */
 class WorkerFlusher implements Flusher {
-  readonly takesEncodedUsage = true;
+  readonly takesEncodedRows = true;
   private worker: Worker | undefined;
   private readonly pending = new Map<number, { resolve(result: FlushOutcome): void; reject(error: Error): void }>();
   private nextId = 1;
@@ -94,9 +97,13 @@ class WorkerFlusher implements Flusher {
     if (this.closed) throw new Error('the flusher is closed');
     const worker = this.worker ?? this.start(statements);
     const id = this.nextId++;
+    // the entries cross as one text: a structured clone of a few hundred objects costs both threads
+    // several times what one string and a JSON.parse on the other side do (see QueuedUsageRow)
+    const { encodedEntries } = batch;
+    const entries = encodedEntries?.length === batch.entries.length ? `[${encodedEntries.join(',')}]` : JSON.stringify(batch.entries);
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, batch } satisfies FlushRequest);
+      worker.postMessage({ id, entries, usage: batch.usage, touches: batch.touches } satisfies FlushRequest);
     });
   }
 

@@ -22,6 +22,12 @@ export interface KeyTouch {
 
 export interface WriteBatch {
   entries: LedgerEntry[];
+  /**
+   * Each entry's JSON, in order, when the state sync encoded them as it queued them (for the
+   * settlement log, and for a flusher that takes encoded rows): such a flusher sends this text to
+   * its thread instead of the objects (see QueuedUsageRow).
+   */
+  encodedEntries?: string[];
   usage: QueuedUsageRow[];
   touches: KeyTouch[];
 }

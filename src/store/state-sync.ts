@@ -15,6 +15,9 @@ import { RowGuard } from './row-guard.ts';
 import type { FlushOutcome } from './flush-isolation.ts';
 import type { Database, NewUsageRow } from './schema.ts';
 
+/** Writes waiting for the next flush; `encodedEntries` is filled when the flusher takes encoded rows. */
+type QueuedWrites = Required<Omit<WriteBatch, 'touches'>>;
+
 /** Where changes land in memory. */
 export interface SyncListener {
   provider(record: ProviderRecord): void;
@@ -60,8 +63,8 @@ const MAX_RETRY_DELAY_MS = 10_000;
  * SettlementLog): `seal` when a batch is taken, `committed` once it is in the database.
  */
 export interface SettlementJournal {
-  /** `usage`: the charge's usage row as `encodeUsageRow` wrote it */
-  append(entry: LedgerEntry, usage: string | null): void;
+  /** `usage`: the charge's usage row as `encodeUsageRow` wrote it; `entryJson`: the entry's JSON, when it is encoded already */
+  append(entry: LedgerEntry, usage: string | null, entryJson?: string): void;
   /**
    * Runs `fn`; what it appends is written with the other such appends of this event-loop turn,
    * in one write. The promise settles once it is written (an answer's last bytes wait for it);
@@ -89,7 +92,7 @@ export class StateSync {
   private readonly listener: SyncListener;
   private readonly log: Logger;
   private readonly intervalMs: number;
-  private batch: Omit<WriteBatch, 'touches'> = { entries: [], usage: [] };
+  private batch: QueuedWrites = { entries: [], encodedEntries: [], usage: [] };
   /** each key's latest use since the last flush: one entry per key, whatever the number of its requests */
   private lastUse = new Map<string, number>();
   private lastSeq = 0;
@@ -142,8 +145,11 @@ export class StateSync {
       encoded = encodeUsageRow(usage);
       this.logged.set(usage, encoded);
     }
-    this.settlementLog?.append(entry, encoded);
+    // encoded once, for the log and the flush thread alike
+    const entryJson = this.flusher.takesEncodedRows ? JSON.stringify(entry) : undefined;
+    this.settlementLog?.append(entry, encoded, entryJson);
     this.batch.entries.push(entry);
+    if (entryJson !== undefined) this.batch.encodedEntries.push(entryJson);
   }
 
   /**
@@ -154,7 +160,7 @@ export class StateSync {
     const logged = this.logged.get(row);
     if (logged === undefined) this.guard.usage(row);
     if (this.queuedSince === 0) this.queuedSince = Date.now();
-    this.batch.usage.push(this.flusher.takesEncodedUsage ? (logged ?? encodeUsageRow(row)) : row);
+    this.batch.usage.push(this.flusher.takesEncodedRows ? (logged ?? encodeUsageRow(row)) : row);
   }
 
   touchKey(keyId: string, lastUsedAt: number): void {
@@ -280,17 +286,17 @@ export class StateSync {
   }
 
   private async flush(): Promise<void> {
-    const { entries, usage } = this.batch;
+    const { entries, encodedEntries, usage } = this.batch;
     const lastUse = this.lastUse;
     if (entries.length === 0 && usage.length === 0 && lastUse.size === 0) return;
-    this.batch = { entries: [], usage: [] };
+    this.batch = { entries: [], encodedEntries: [], usage: [] };
     this.lastUse = new Map();
     this.flushingSince = this.queuedSince;
     this.flushingRows = entries.length + usage.length;
     this.queuedSince = 0;
     this.settlementLog?.seal();
     const touches: KeyTouch[] = Array.from(lastUse, ([keyId, lastUsedAt]) => ({ keyId, lastUsedAt }));
-    const batch: WriteBatch = { entries, usage, touches };
+    const batch: WriteBatch = { entries, encodedEntries, usage, touches };
     try {
       const outcome = await this.flusher.flush(batch);
       this.failures = 0;
@@ -306,7 +312,8 @@ export class StateSync {
     } catch (error) {
       // the database is unavailable: keep the writes, in order, ahead of anything queued
       // meanwhile, and retry the whole batch after a backoff (nothing is set aside for this)
-      this.batch = { entries: [...entries, ...this.batch.entries], usage: [...usage, ...this.batch.usage] };
+      const queued = this.batch;
+      this.batch = { entries: [...entries, ...queued.entries], encodedEntries: [...encodedEntries, ...queued.encodedEntries], usage: [...usage, ...queued.usage] };
       for (const touch of touches) this.touchKey(touch.keyId, touch.lastUsedAt);
       this.queuedSince = this.flushingSince;
       this.failures++;
@@ -342,6 +349,7 @@ export class StateSync {
       }
     }
     this.batch.entries.unshift(...outcome.stuck);
+    if (this.flusher.takesEncodedRows) this.batch.encodedEntries.unshift(...outcome.stuck.map((entry) => JSON.stringify(entry)));
     this.queuedSince = this.queuedSince === 0 ? this.flushingSince : Math.min(this.queuedSince, this.flushingSince);
   }
 

@@ -43,7 +43,7 @@ for (const database of bothDatabases('isolate')) {
       await database.drop();
     });
 
-    const queued = (row: NewUsageRow) => (flusher.takesEncodedUsage ? encodeUsageRow(row) : row);
+    const queued = (row: NewUsageRow) => (flusher.takesEncodedRows ? encodeUsageRow(row) : row);
     const usageOf = (accountId: string) => store.db.selectFrom('usage_log').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
     const lettersOf = (requestId: string) => store.db.selectFrom('dead_letters').selectAll().where('row_key', '=', requestId).execute();
 

@@ -42,7 +42,7 @@ describe('worker flusher on an SQLite file', () => {
   });
 
   test('usage rows cross to the thread as encoded text and land column for column', async () => {
-    assert.equal(flusher.takesEncodedUsage, true, 'the state sync queues usage rows encoded for this flusher');
+    assert.equal(flusher.takesEncodedRows, true, 'the state sync queues usage rows encoded for this flusher');
     const account = await accountsRepository(store.db).insert({ id: newId('acct'), name: 'encoded', email: null });
     const row: NewUsageRow = {
       request_id: newId('req'), created_at: 1_700_000_000_123, account_id: account.id, key_id: 'key_x', model: 'model "q" \\ é 🙂', endpoint: '/v1/chat/completions',
@@ -52,6 +52,28 @@ describe('worker flusher on an SQLite file', () => {
     await flusher.flush({ entries: [], usage: [encodeUsageRow(row)], touches: [] });
     const stored = await store.db.selectFrom('usage_log').selectAll().where('account_id', '=', account.id).execute();
     assert.deepEqual(stored.map(({ id: _id, ...rest }) => rest), [row]);
+  });
+
+  test('journal entries cross to the thread as the text the state sync encoded, and land field for field', async () => {
+    const account = await accountsRepository(store.db).insert({ id: newId('acct'), name: 'encoded entries', email: null });
+    const charge: LedgerEntry = { entryKey: newId('e'), accountId: account.id, keyId: 'key_q', requestId: 'req_q', kind: 'charge', amountNano: -1_234, note: 'note "q" \\ é 🙂', createdAt: 1_700_000_000_456 };
+    const top = credit(account.id, 10_000);
+    const encodedEntries = [top, charge].map((entry) => JSON.stringify(entry));
+    // changed after it was encoded: the database gets what the settlement log holds, as queued
+    charge.note = 'changed later';
+    const { written } = await flusher.flush({ entries: [top, charge], encodedEntries, usage: [], touches: [] });
+    assert.deepEqual([...written], [top.entryKey, charge.entryKey]);
+    const rows = await ledgerRepository(store.db).listByAccount(account.id, 10);
+    const stored = rows.find((row) => row.entry_key === charge.entryKey)!;
+    assert.deepEqual(
+      [stored.account_id, stored.key_id, stored.request_id, stored.kind, Number(stored.amount_nano), stored.note, Number(stored.created_at)],
+      [account.id, 'key_q', 'req_q', 'charge', -1_234, 'note "q" \\ é 🙂', 1_700_000_000_456],
+    );
+    assert.equal((await accountsRepository(store.db).get(account.id))?.balanceNano, 8_766);
+    // a batch without (or with mismatched) encodings is encoded whole: never a wrong pairing
+    const next = credit(account.id, 4);
+    assert.deepEqual([...(await flusher.flush({ entries: [next], encodedEntries: [], usage: [], touches: [] })).written], [next.entryKey]);
+    assert.equal(await ledgerRepository(store.db).sumByAccount(account.id), 8_770);
   });
 
   test('on Linux the flush thread runs at a lower priority than the event loop', { skip: process.platform !== 'linux' }, async () => {
