@@ -4,7 +4,7 @@ import { statementChunks } from './flush-sql.ts';
 import { ledgerValues, usageValuesOf, type FlushResult, type UsageValues, type WriteBatch } from './ledger-rows.ts';
 import type { DeadLetter } from './repositories/dead-letters.ts';
 import { PeriodDeltas } from './repositories/period-spend.ts';
-import { aggregateUsageValues, ROLLUP_COLUMNS, ROLLUP_TABLES } from './usage-aggregate.ts';
+import { aggregateUsageValues, dimensionKeys, ROLLUP_COLUMNS, ROLLUP_TABLES } from './usage-aggregate.ts';
 
 // The write-behind flush: the same code on the flush thread (an SQLite file) and on the main
 // thread (PostgreSQL, an in-memory SQLite), over statements compiled for the dialect.
@@ -60,9 +60,10 @@ export function writeBatch(connection: FlushConnection, statements: FlushStateme
     }
     // the rollups change exactly when the rows they summarise become visible
     if (freshUsage.length > 0) {
+      const keys = dimensionKeys(freshUsage);
       for (const [i, [, width]] of ROLLUP_TABLES.entries()) {
         // a few rows per flush (one per dimension set): read by name
-        const rows = aggregateUsageValues(freshUsage, width).map((row) => ROLLUP_COLUMNS.map((column) => row[column]));
+        const rows = aggregateUsageValues(freshUsage, width, keys).map((row) => ROLLUP_COLUMNS.map((column) => row[column]));
         for (const part of statementChunks(rows)) await run(statements.upsertRollups[i]![part.length]!, part);
       }
     }

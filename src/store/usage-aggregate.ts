@@ -30,21 +30,33 @@ export function aggregateUsage(usage: readonly NewUsageRow[], width: number): Ro
   return aggregateUsageValues(usage.map(usageValues), width);
 }
 
-/** aggregateUsage over rows as the flush binds them (USAGE_COLUMNS order). */
-export function aggregateUsageValues(usage: readonly UsageValues[], width: number): RollupRow[] {
-  const out = new Map<string, RollupRow>();
-  for (const values of usage) {
-    const [, createdAt, accountId, keyId, model, endpoint, provider, status, prompt, completion, cached, units, cost, latency] = values;
-    const bucket = Math.floor(createdAt / width) * width;
-    const isError = status >= 400 ? 1 : 0;
-    const providerId = provider ?? '';
+/**
+ * Each row's dimensions but its bucket, as one key. Made once for both rollups: a key string's
+ * hash is computed at its first lookup and kept with it.
+ */
+export function dimensionKeys(usage: readonly UsageValues[]): string[] {
+  return usage.map((values) => {
+    const [, , accountId, keyId, model, endpoint, provider, status] = values;
     // RowGuard takes NULs out of every text value when a row is queued: a NUL cannot make two dimension sets one key
-    const id = `${bucket}\0${accountId}\0${keyId}\0${model}\0${providerId}\0${endpoint}\0${isError}`;
-    let row = out.get(id) as Record<Measure, number> | undefined;
+    return `${accountId}\0${keyId}\0${model}\0${provider ?? ''}\0${endpoint}\0${status >= 400 ? 1 : 0}`;
+  });
+}
+
+/** aggregateUsage over rows as the flush binds them (USAGE_COLUMNS order); `keys`: their dimensionKeys. */
+export function aggregateUsageValues(usage: readonly UsageValues[], width: number, keys = dimensionKeys(usage)): RollupRow[] {
+  const out = new Map<number, Map<string, RollupRow>>();
+  const rows: RollupRow[] = [];
+  for (let i = 0; i < usage.length; i++) {
+    const [, createdAt, accountId, keyId, model, endpoint, provider, status, prompt, completion, cached, units, cost, latency] = usage[i]!;
+    const bucket = Math.floor(createdAt / width) * width;
+    let inBucket = out.get(bucket);
+    if (!inBucket) out.set(bucket, (inBucket = new Map()));
+    let row = inBucket.get(keys[i]!) as Record<Measure, number> | undefined;
     if (!row) {
-      const fresh: Record<string, number | string> = { bucket, account_id: accountId, key_id: keyId, model, provider_id: providerId, endpoint, is_error: isError };
+      const fresh: Record<string, number | string> = { bucket, account_id: accountId, key_id: keyId, model, provider_id: provider ?? '', endpoint, is_error: status >= 400 ? 1 : 0 };
       for (const m of ROLLUP_MEASURES) fresh[m] = 0;
-      out.set(id, fresh as RollupRow);
+      inBucket.set(keys[i]!, fresh as RollupRow);
+      rows.push(fresh as RollupRow);
       row = fresh as Record<Measure, number>;
     }
     row.requests += 1;
@@ -56,5 +68,5 @@ export function aggregateUsageValues(usage: readonly UsageValues[], width: numbe
     row.latency_ms_sum += latency ?? 0;
     row[LATENCY_COLUMNS[latencyBucket(latency ?? 0)]!] += 1;
   }
-  return [...out.values()];
+  return rows;
 }
