@@ -24,13 +24,13 @@ export function writeBatch(connection: FlushConnection, statements: FlushStateme
     const keyPeriods = new PeriodDeltas();
     for (const part of statementChunks(batch.entries)) {
       const inserted = await run<InsertedEntry>(statements.insertLedger[part.length]!, part.map(ledgerValues));
-      for (const row of inserted) {
-        written.add(row.entry_key);
-        accountDeltas.set(row.account_id, (accountDeltas.get(row.account_id) ?? 0) + row.amount_nano);
-        if (row.key_id && row.kind === 'charge') keyDeltas.set(row.key_id, (keyDeltas.get(row.key_id) ?? 0) - row.amount_nano);
-        if (row.kind === 'charge') {
-          accountPeriods.add(row.account_id, Number(row.created_at), -row.amount_nano);
-          if (row.key_id) keyPeriods.add(row.key_id, Number(row.created_at), -row.amount_nano);
+      for (const [entryKey, accountId, keyId, kind, amountNano, createdAt] of inserted) {
+        written.add(entryKey);
+        accountDeltas.set(accountId, (accountDeltas.get(accountId) ?? 0) + amountNano);
+        if (keyId && kind === 'charge') keyDeltas.set(keyId, (keyDeltas.get(keyId) ?? 0) - amountNano);
+        if (kind === 'charge') {
+          accountPeriods.add(accountId, Number(createdAt), -amountNano);
+          if (keyId) keyPeriods.add(keyId, Number(createdAt), -amountNano);
         }
       }
     }
@@ -39,7 +39,7 @@ export function writeBatch(connection: FlushConnection, statements: FlushStateme
     for (const t of batch.touches) lastUse.set(t.keyId, Math.max(lastUse.get(t.keyId) ?? 0, t.lastUsedAt));
 
     if (accountDeltas.size > 0 || keyDeltas.size > 0) {
-      const seq = Number((await run<{ value: number }>(statements.nextSeq, [[]]))[0]!.value);
+      const seq = Number((await run<[value: number]>(statements.nextSeq, [[]]))[0]![0]);
       const now = Date.now();
       for (const [accountId, delta] of accountDeltas) await update(run, statements.updateAccount, delta, accountPeriods.get(accountId), [seq, now, accountId]);
       for (const [keyId, delta] of keyDeltas) await update(run, statements.updateKey, delta, keyPeriods.get(keyId), [seq, keyId]);
@@ -51,10 +51,10 @@ export function writeBatch(connection: FlushConnection, statements: FlushStateme
     // bound as their values (an encoded row is parsed straight into them, never into a row object)
     const freshUsage: UsageValues[] = [];
     for (const part of statementChunks(batch.usage.map(usageValuesOf))) {
-      const inserted = await run<{ request_id: string }>(statements.insertUsage[part.length]!, part);
+      const inserted = await run<[requestId: string]>(statements.insertUsage[part.length]!, part);
       if (inserted.length === part.length) freshUsage.push(...part);
       else {
-        const written = new Set(inserted.map((row) => row.request_id));
+        const written = new Set(inserted.map(([requestId]) => requestId));
         for (const values of part) if (written.has(values[0])) freshUsage.push(values);
       }
     }
@@ -71,14 +71,8 @@ export function writeBatch(connection: FlushConnection, statements: FlushStateme
   });
 }
 
-interface InsertedEntry {
-  entry_key: string;
-  account_id: string;
-  key_id: string | null;
-  kind: string;
-  amount_nano: number;
-  created_at: number;
-}
+/** a journal row inserted, as FlushStatements.insertLedger returns it */
+type InsertedEntry = [entryKey: string, accountId: string, keyId: string | null, kind: string, amountNano: number, createdAt: number];
 
 /**
  * Adds `delta` to a balance or key spend with the spend-per-period columns the batch's charges

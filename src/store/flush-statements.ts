@@ -164,8 +164,9 @@ export async function compileFlushStatements(db: Kysely<Database>, pause: () => 
 export function kyselyFlushConnection(db: Kysely<Database>): FlushConnection {
   const runOn =
     (executor: Kysely<Database>): Run =>
-    async <Row>(template: Template, rows: readonly (readonly unknown[])[]) =>
-      (await executor.executeQuery<Row>(CompiledQuery.raw(template.sql, bind(template, rows)))).rows;
+    async <Row extends unknown[]>(template: Template, rows: readonly (readonly unknown[])[]) =>
+      // a row's properties are in the order of its columns
+      (await executor.executeQuery<Record<string, unknown>>(CompiledQuery.raw(template.sql, bind(template, rows)))).rows.map((row) => Object.values(row) as Row);
   return {
     transaction: (body) => db.transaction().execute((trx) => body(runOn(trx))),
     run: runOn(db),

@@ -14,10 +14,11 @@ export function sqliteFlushConnection(database: DatabaseSync): FlushConnection {
       const statement = database.prepare(template.sql);
       // a statement that yields columns is a reader (SELECT, or anything with RETURNING)
       entry = { statement, reader: statement.columns().length > 0 };
+      statement.setReturnArrays(true);
       prepared.set(template.sql, entry);
     }
     const parameters = toSqlite(bind(template, rows));
-    if (entry.reader) return entry.statement.all(...parameters) as Row[];
+    if (entry.reader) return entry.statement.all(...parameters) as unknown[] as Row[];
     entry.statement.run(...parameters);
     return [];
   };
