@@ -18,6 +18,15 @@ import type { Database, NewUsageRow } from './schema.ts';
 /** Writes waiting for the next flush; `encodedEntries` is filled when the flusher takes encoded rows. */
 type QueuedWrites = Required<Omit<WriteBatch, 'touches'>>;
 
+/**
+ * A usage row logged with its charge (enqueue) carries the text it was logged as, under a symbol
+ * (no column, and JSON leaves it out): recordUsage of the same row queues that text. A WeakMap
+ * from row to text cost every request an ephemeron-table insert, and the scavenger an ephemeron
+ * to trace for each row still young.
+ */
+const loggedAs = Symbol('usage row as logged');
+type LoggedUsageRow = NewUsageRow & { [loggedAs]?: string };
+
 /** Where changes land in memory. */
 export interface SyncListener {
   provider(record: ProviderRecord): void;
@@ -120,8 +129,6 @@ export class StateSync {
   private committedUnseen: LedgerEntry[] = [];
   /** where every queued journal entry is appended before it waits for the flush (none: in memory only) */
   settlementLog: SettlementJournal | undefined;
-  /** usage rows logged with their charge, encoded as logged: recordUsage of the same row queues that text */
-  private readonly logged = new WeakMap<NewUsageRow, string>();
 
   /** `flusher`: where batches are written (default: in place, on this connection) */
   constructor(db: Kysely<Database>, listener: SyncListener, log: Logger, intervalMs: number, flusher?: Flusher) {
@@ -143,7 +150,7 @@ export class StateSync {
       // the log's usage row too: a structure in a text column would be encoded whole (or overflow the stack) there
       this.guard.usage(usage);
       encoded = encodeUsageRow(usage);
-      this.logged.set(usage, encoded);
+      (usage as LoggedUsageRow)[loggedAs] = encoded;
     }
     // encoded once, for the log and the flush thread alike
     const entryJson = this.flusher.takesEncodedRows ? JSON.stringify(entry) : undefined;
@@ -157,7 +164,7 @@ export class StateSync {
    * (enqueue) was fitted and encoded then, and is queued as logged: it must not change in between.
    */
   recordUsage(row: NewUsageRow): void {
-    const logged = this.logged.get(row);
+    const logged = (row as LoggedUsageRow)[loggedAs];
     if (logged === undefined) this.guard.usage(row);
     if (this.queuedSince === 0) this.queuedSince = Date.now();
     this.batch.usage.push(this.flusher.takesEncodedRows ? (logged ?? encodeUsageRow(row)) : row);
