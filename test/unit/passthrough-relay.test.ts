@@ -225,6 +225,23 @@ describe('OpenAIPassthroughRelay', () => {
       assert.equal(relay.end().complete, true);
     });
 
+    test('usage is read wherever it stands among chunks that end with "usage":null, a key after it or not', () => {
+      const relay = new OpenAIPassthroughRelay(same, true, deltaText);
+      // a report that does not end its chunk (a key after it), then a cumulative one that does
+      const midway = JSON.stringify({ id: 'chatcmpl-1', choices: [{ index: 0, delta: { content: 'b' }, finish_reason: null }], usage: usageObject(5, 1), obfuscation: 'x' });
+      const events = [chunk('gpt-4o-mini', 'a'), midway, chunk('gpt-4o-mini', 'c'), chunk('gpt-4o-mini', null, usageObject(5, 3), false), '[DONE]'];
+      const out = feed(relay, Buffer.from(wire(events)), []).toString('utf8');
+      // the first report went out before what followed it, the last is held for the trailer
+      assert.deepEqual(clientEvents(out), events.slice(0, 3));
+      assert.deepEqual(relay.end().usage && [relay.end().usage?.inputTokens, relay.end().usage?.outputTokens], [5, 3]);
+      assert.equal(clientEvents(relay.end().trailer(emptyUsage())).length, 2);
+
+      const onlyMidway = new OpenAIPassthroughRelay(same, true, deltaText);
+      feed(onlyMidway, Buffer.from(wire([chunk('gpt-4o-mini', 'a'), midway, chunk('gpt-4o-mini', 'c'), '[DONE]'])), []);
+      assert.equal(onlyMidway.end().usage?.outputTokens, 1);
+      assert.equal(onlyMidway.deliveredOutputTokens(), countTextTokens('abc'));
+    });
+
     test('CR line ends, comments, named and multi-line events go through the text path', () => {
       const crlf = new OpenAIPassthroughRelay(same, false, deltaText);
       const text = feed(crlf, Buffer.from(wire(multiByte(), '\r\n')), [7]).toString('utf8');

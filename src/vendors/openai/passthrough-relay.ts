@@ -14,6 +14,13 @@ const DONE_DATA = Buffer.from('[DONE]');
 const USAGE_KEY = '"usage":{';
 /** searched for instead of the whole key: `"u` is in every chunk (`"usage":null`), `sage":{` is not */
 const USAGE_OBJECT_TAIL = Buffer.from(USAGE_KEY.slice(2));
+/**
+ * How OpenAI ends every chunk but the usage one when usage was asked for (the gateway always asks):
+ * such an event has no usage to read (JSON keeps a key's last value), and is not searched.
+ */
+const NULL_USAGE_END = Buffer.from('"usage":null}');
+/** usageAt before the chunk was searched */
+const NOT_SEARCHED = -2;
 const LOWER_U = 0x75;
 const LF = 0x0a;
 const CR = 0x0d;
@@ -81,15 +88,19 @@ export class OpenAIPassthroughRelay implements StreamRelay {
       return '';
     }
     let holds = false;
+    /** a chunk without choices (the usage chunk) has no text to count: not kept for a count */
+    let countable = true;
     if (data.includes(USAGE_KEY)) {
       const json = parseOrNull(data);
       this.usage = fromOpenAIUsage(json?.usage) ?? this.usage;
       if (json?.service_tier !== undefined) this.echoedTier = json.service_tier;
-      if (!this.clientWantsUsage && Array.isArray(json?.choices) && json.choices.length === 0) return '';
+      const usageOnly = Array.isArray(json?.choices) && json.choices.length === 0;
+      if (usageOnly && !this.clientWantsUsage) return '';
+      countable = !usageOnly;
       holds = true;
     }
     if (this.renameFrom !== null) data = data.replace(this.renameFrom, this.renameTo);
-    this.delivered.addText(data);
+    if (countable) this.delivered.addText(data);
     // the last usage goes out in the trailer (the pipeline adds to it what it settled); a held one before anything later
     const earlier = this.held;
     if (!holds) {
@@ -114,8 +125,9 @@ export class OpenAIPassthroughRelay implements StreamRelay {
     let start = 0;
     /** start of the run of unchanged events not yet put out */
     let run = 0;
-    // the rare usage object is searched for once per chunk, not once per event
-    let usageAt = nextUsageObject(bytes, 0);
+    // the rare usage object is searched for once per chunk, not once per event, and only when an
+    // event does not end as OpenAI's chunks without usage do
+    let usageAt = NOT_SEARCHED;
     for (;;) {
       // events are found line by line (memchr for one byte, where a search for "\n\n" costs a
       // pattern search per event): one line ends where the next byte is LF too
@@ -126,8 +138,12 @@ export class OpenAIPassthroughRelay implements StreamRelay {
         oneLine = false;
       }
       if (end === -1) break;
-      if (usageAt !== -1 && usageAt < start) usageAt = nextUsageObject(bytes, start);
-      const verdict = this.rawEvent(bytes, start, end, oneLine, usageAt !== -1 && usageAt < end);
+      let hasUsage = false;
+      if (end - start <= NULL_USAGE_END.length || !bytesAt(bytes, end - NULL_USAGE_END.length, end, NULL_USAGE_END)) {
+        if (usageAt === NOT_SEARCHED || (usageAt !== -1 && usageAt < start)) usageAt = nextUsageObject(bytes, start);
+        hasUsage = usageAt !== -1 && usageAt < end;
+      }
+      const verdict = this.rawEvent(bytes, start, end, oneLine, hasUsage);
       if (verdict !== UNCHANGED) {
         if (run < start) out.push(bytes.subarray(run, start));
         if (verdict.length > 0) out.push(verdict);
