@@ -29,14 +29,20 @@ export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result
     keepAlive.delete(sink);
     sink.end(text);
   };
+  // events written as they come; once the upstream has sent everything, kept for the end's write
+  const deliver = (out: string | Uint8Array) => {
+    if (!sink.committed) commit();
+    if (!body.complete) return sink.write(out);
+    sink.hold(out);
+    return undefined;
+  };
 
   try {
     for await (const chunk of body) {
       const out = relay.onChunk ? relay.onChunk(chunk) : relayEvents(relay, (decoder ??= new SseDecoder()).push(chunk));
       if (relay.failed) break;
       if (out.length > 0) {
-        if (!sink.committed) commit();
-        const draining = sink.write(out);
+        const draining = deliver(out);
         if (draining) await draining;
         if (clientGone.aborted) break;
       }
@@ -44,8 +50,8 @@ export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result
     if (!relay.failed && !clientGone.aborted) {
       const tail = relay.onChunkEnd ? relay.onChunkEnd() : relayEvents(relay, (decoder ??= new SseDecoder()).end());
       if (tail.length > 0 && !relay.failed) {
-        if (!sink.committed) commit();
-        await sink.write(tail);
+        const draining = deliver(tail);
+        if (draining) await draining;
       }
     }
   } catch (error) {

@@ -139,7 +139,8 @@ export interface CallHolds {
  */
 export type AttemptResult = { kind: 'done' } | { kind: 'retry'; error: GatewayError } | { kind: 'unable'; error: GatewayError };
 
-export type UpstreamBodyStream = AsyncIterable<Uint8Array> & { destroy(): void };
+/** `complete`: the upstream has sent its whole body; what is left to read is here already */
+export type UpstreamBodyStream = AsyncIterable<Uint8Array> & { destroy(): void; readonly complete?: boolean };
 
 /** Everything one attempt at one provider works with. */
 export interface AttemptScope<Call, Result> {

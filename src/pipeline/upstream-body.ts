@@ -73,6 +73,11 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
 
   // ------------------------------------------------------------- read by the pipeline
 
+  /** The upstream has sent its whole body: what is left to read is queued here, read without waiting. */
+  get complete(): boolean {
+    return this.ended;
+  }
+
   /** Stops reading: a body not read to its end closes its upstream request. */
   destroy(): void {
     if (this.destroyed) return;
