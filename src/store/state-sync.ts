@@ -59,6 +59,14 @@ export interface FlushHealth {
  */
 export const BACKLOG_LIMIT_MS = 2_000;
 /**
+ * Or once this many rows wait (queued and in the flush under way; a charged request is two): what
+ * the queue holds in memory, and the garbage its rows leave when they are promoted and die.
+ * Saturated on one core, the flush kept ~2 s of rows (up to ~17,500 at 8,000 requests a second);
+ * held to ~0.5 s of them, the peak RSS fell ~30 MB (bench/wide-peak.ts, three alternated runs:
+ * 294–309 against 319–355 MB) with the same throughput. At 1,200 requests a second ~600 wait.
+ */
+export const BACKLOG_LIMIT_ROWS = 8_192;
+/**
  * The longest a request waits for it: a flush that hangs (a lock held elsewhere) without failing
  * slows admission, never stops it.
  */
@@ -123,6 +131,8 @@ export class StateSync {
   private failedFlushes = 0;
   /** see backlog(); tests shorten it */
   backlogLimitMs = BACKLOG_LIMIT_MS;
+  /** see backlog(); tests lower it */
+  backlogLimitRows = BACKLOG_LIMIT_ROWS;
   /** what admission waits on while backlogged: settled when the flush under way (or the next) ends, or after BACKLOG_MAX_WAIT_MS */
   private drained: PromiseWithResolvers<void> | undefined;
   /** entries committed whose change this instance has not polled back yet */
@@ -181,17 +191,18 @@ export class StateSync {
 
   /**
    * Something to wait on before admitting more work when the write-behind has fallen behind: its
-   * oldest unwritten row is older than `backlogLimitMs` while the database takes writes. On one
-   * saturated core the flush thread (below the event loop) got less CPU than the rows needed, and
-   * the queue — and the memory it holds — grew for as long as the load lasted; waiting lets the
-   * event loop go idle and the flush catch up. Settles when the flush under way (or the next) ends,
+   * oldest unwritten row is older than `backlogLimitMs`, or `backlogLimitRows` rows wait, while
+   * the database takes writes. On one saturated core the flush thread (below the event loop) got
+   * less CPU than the rows needed, and the queue — and the memory it holds — grew for as long as
+   * the load lasted; waiting lets the event loop go idle and the flush catch up. Settles when the flush under way (or the next) ends,
    * or after BACKLOG_MAX_WAIT_MS. undefined otherwise, and while the database is unavailable: the
    * queue is there to ride that out.
    */
   backlog(): Promise<void> | undefined {
     if (this.failures > 0) return undefined;
     const since = this.flushingSince !== 0 ? this.flushingSince : this.queuedSince;
-    if (since === 0 || Date.now() - since < this.backlogLimitMs) return undefined;
+    if (since === 0) return undefined;
+    if (Date.now() - since < this.backlogLimitMs && this.pendingWrites + this.flushingRows < this.backlogLimitRows) return undefined;
     if (!this.drained) {
       const drained = (this.drained = Promise.withResolvers<void>());
       setTimeout(() => {

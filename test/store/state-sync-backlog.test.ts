@@ -1,5 +1,6 @@
 // Backpressure from the write-behind (StateSync.backlog, admitBeforeWork): once the oldest row not
-// yet written is older than the limit while the database takes writes, admission waits for the
+// yet written is older than the limit, or as many rows as the row limit wait, while the database
+// takes writes, admission waits for the
 // flush; it does not while the database is down (the queue rides that out), nor when the queue
 // is young.
 import assert from 'node:assert/strict';
@@ -22,16 +23,20 @@ after(() => store.close());
 
 const listener: SyncListener = { provider: () => undefined, account: () => undefined, apiKey: () => undefined, modelOverride: () => undefined, flushed: () => undefined };
 
-/** A flusher that writes once `release` is called (a flush thread starved of CPU), or fails while `down`. */
+/** A flusher that writes once `release` is called (a flush thread starved of CPU), then at once; fails while `down`. */
 function gatedFlusher(): Flusher & { down: boolean; release(): void } {
   const real = inPlaceFlusher(store.db);
   let open: (() => void) | undefined;
+  let released = false;
   const flusher = {
     down: false,
-    release: () => open?.(),
+    release: () => {
+      released = true;
+      open?.();
+    },
     flush: async (batch: WriteBatch) => {
       if (flusher.down) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
-      await new Promise<void>((resolve) => (open = resolve));
+      if (!released) await new Promise<void>((resolve) => (open = resolve));
       return real.flush(batch);
     },
     close: async () => undefined,
@@ -65,6 +70,23 @@ test('a queue older than the limit: a promise that settles when the flush under 
   await flushing;
   await waiting;
   assert.equal(sync.backlog(), undefined, 'nothing waiting any more');
+  await sync.stop();
+});
+
+test('a queue of as many rows as the row limit is a backlog while still young', async () => {
+  const flusher = gatedFlusher();
+  const sync = await syncWithEntry(flusher);
+  const accountId = (await accountsRepository(store.db).insert({ id: newId('acct'), name: 'rows', email: null })).id;
+  sync.backlogLimitRows = 3;
+  sync.enqueue({ entryKey: newId('e'), accountId, keyId: null, requestId: null, kind: 'credit', amountNano: 1, note: null, createdAt: Date.now() });
+  assert.equal(sync.backlog(), undefined, 'two rows, young: under both limits');
+  const flushing = sync.now();
+  sync.enqueue({ entryKey: newId('e'), accountId, keyId: null, requestId: null, kind: 'credit', amountNano: 1, note: null, createdAt: Date.now() });
+  const waiting = sync.backlog();
+  assert.ok(waiting instanceof Promise, 'two rows in the flush under way and one queued reach the limit');
+  flusher.release();
+  await flushing;
+  await waiting;
   await sync.stop();
 });
 
