@@ -5,11 +5,12 @@
 // those figures at the largest sample, and /proc/<pid>/smaps by mapping at that moment.
 //
 //   node bench/wide-peak.ts     ROUNDS (default 1), WIDE_ARGS (JSON list of node options added),
-//                               WIDE_ENV (JSON object: the gateway's extra environment), WIDE_RELAY=1;
+//                               WIDE_ENV (JSON object: the gateway's extra environment), WIDE_RELAY=1,
+//                               WIDE_SMAPS_DUMP (a path: smaps at the largest sample written to <path>.<round>);
 //                               another case: WIDE_CONNECTIONS (1000), AB_LATENCY (50), AB_MODE (stream)
 //                               — the peak at 64 connections is the saturated non-streamed case's:
 //                               WIDE_CONNECTIONS=64 AB_LATENCY=0 AB_MODE=json
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startGateway } from './gateway.ts';
 import { statusMb } from './machine.ts';
@@ -27,6 +28,9 @@ interface Sample {
   external: number;
   arrayBuffers: number;
   spaces: Record<string, { used: number; size: number }>;
+  /** V8's malloc'd memory (main isolate), and each worker thread's heap */
+  malloced?: number;
+  workers?: { name: string; total: number; used: number; malloced: number }[];
 }
 
 const extra = JSON.parse(process.env.WIDE_ARGS ?? '[]') as string[];
@@ -61,7 +65,7 @@ try {
       const samples = readFileSync(probeFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Sample);
       const top = samples.reduce((a, b) => (b.rss > a.rss ? b : a));
       const mb = (n: number) => (n / 1048576).toFixed(0);
-      console.log(`peak ${peak.toFixed(0)} MB, ${run.result.requests} requests, CPU ${(run.gatewayUs / run.result.requests).toFixed(0)} µs; at the largest sample: rss ${mb(top.rss)} heapTotal ${mb(top.heapTotal)} heapUsed ${mb(top.heapUsed)} external ${mb(top.external)} arrayBuffers ${mb(top.arrayBuffers)} spaces ${Object.entries(top.spaces).filter(([, s]) => s.size > 1048576).map(([n, s]) => `${n} ${mb(s.used)}/${mb(s.size)}`).join(', ')}`);
+      console.log(`peak ${peak.toFixed(0)} MB, ${run.result.requests} requests, CPU ${(run.gatewayUs / run.result.requests).toFixed(0)} µs; at the largest sample: rss ${mb(top.rss)} heapTotal ${mb(top.heapTotal)} heapUsed ${mb(top.heapUsed)} external ${mb(top.external)} arrayBuffers ${mb(top.arrayBuffers)} spaces ${Object.entries(top.spaces).filter(([, s]) => s.size > 1048576).map(([n, s]) => `${n} ${mb(s.used)}/${mb(s.size)}`).join(', ')}; V8 malloc ${mb(top.malloced ?? 0)}; worker heaps (committed/used/malloc) ${(top.workers ?? []).map((w) => `${w.name} ${mb(w.total)}/${mb(w.used)}/${mb(w.malloced)}`).join(', ') || 'none'}`);
       const byName = new Map<string, number>();
       let name = '';
       for (const line of smaps.split('\n')) {
@@ -74,6 +78,7 @@ try {
         if (m) byName.set(name, (byName.get(name) ?? 0) + Number(m[1]));
       }
       rmSync(probeFile, { force: true });
+      if (process.env.WIDE_SMAPS_DUMP) writeFileSync(`${process.env.WIDE_SMAPS_DUMP}.${r}`, smaps);
       console.log([...byName].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([n, kb]) => `${n.slice(-50)} ${(kb / 1024).toFixed(1)}`).join('\n'));
     } finally {
       await stop(gateway.child);
