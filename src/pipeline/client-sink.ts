@@ -61,12 +61,22 @@ export class StreamSink {
     (this.held ??= []).push(text);
   }
 
-  /** The last bytes, after what hold() kept. */
+  /**
+   * The last bytes, after what hold() kept: written to the corked socket, which end() uncorks, so
+   * they leave in one writev without being copied into one buffer first (a copy came from Node's
+   * 64-KB Buffer pool: a pool that outlived two scavenges through one of its slices was held,
+   * all 64 KB of it, until a full GC). The socket is corked, not the response: a corked response
+   * gathers its chunks for its own uncork, which end() does not call (they went after the end).
+   */
   end(text = ''): void {
     if (this.gone) return;
     const held = this.held;
     this.held = undefined;
-    this.res.end(held ? joined(held, text) : text);
+    if (held) {
+      this.res.socket?.cork();
+      for (const part of held) this.res.write(part);
+    }
+    this.res.end(text);
   }
 
   /** SSE comment that keeps proxies from closing a stream the upstream keeps silent for long. */
@@ -76,12 +86,6 @@ export class StreamSink {
       this.res.write(this.keepAliveText);
     }
   }
-}
-
-/** Parts as one text or one buffer (one chunk of the chunked answer). */
-function joined(parts: Array<string | Uint8Array>, last: string): string | Uint8Array {
-  if (parts.every((part) => typeof part === 'string')) return parts.join('') + last;
-  return Buffer.concat([...parts, last].map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
 }
 
 /**

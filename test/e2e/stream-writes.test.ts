@@ -1,8 +1,10 @@
-// How a streamed answer reaches the client's socket: events are written as they come, and once the
-// upstream has sent all it will, what is left goes out with the end in one write (a stream that
-// came whole is one write; one that came paced is written as it came, its end with the last events).
+// How a streamed answer reaches the client's socket, system call by system call: events are written
+// as they come, and once the upstream has sent all it will, what is left goes out with the end in
+// one write (a stream that came whole is one write; one that came paced is written as it came, its
+// end with the last events).
 import assert from 'node:assert/strict';
-import { ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import { startTestGateway, type Customer, type TestGateway } from '../helpers/gateway.ts';
@@ -21,32 +23,33 @@ after(async () => {
   await paced.close();
 });
 
-interface Calls {
-  writes: string[];
-  ends: string[];
-}
-
-/** The write() and end() calls on the gateway's answers to this customer's key while `run` runs. */
-async function watchAnswers(customer: Customer, run: () => Promise<void>): Promise<Calls> {
-  const calls: Calls = { writes: [], ends: [] };
-  const { write, end } = ServerResponse.prototype;
-  const ours = (res: ServerResponse) => res.req?.headers.authorization === `Bearer ${customer.key}`;
-  const text = (chunk: unknown) => (typeof chunk === 'string' ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : '');
-  ServerResponse.prototype.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
-    if (ours(this)) calls.writes.push(text(chunk));
-    return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
-  } as typeof write;
-  ServerResponse.prototype.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
-    if (ours(this)) calls.ends.push(text(chunk));
-    return (end as (...args: unknown[]) => ServerResponse).call(this, chunk, ...rest);
-  } as typeof end;
+/** What reached the socket of an answer to this customer's key: one entry per system call (a write or a writev). */
+async function watchAnswers(customer: Customer, run: () => Promise<void>): Promise<string[]> {
+  const writes: string[] = [];
+  const { _write, _writev } = Socket.prototype as unknown as SocketWrites;
+  const ours = (socket: Socket) => (socket as unknown as { _httpMessage?: ServerResponse })._httpMessage?.req?.headers.authorization === `Bearer ${customer.key}`;
+  const text = (chunk: unknown) => (typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
+  const patched = Socket.prototype as unknown as SocketWrites;
+  patched._write = function (this: Socket, chunk, encoding, callback) {
+    if (ours(this)) writes.push(text(chunk));
+    return _write.call(this, chunk, encoding, callback);
+  };
+  patched._writev = function (this: Socket, chunks, callback) {
+    if (ours(this)) writes.push(chunks.map(({ chunk }) => text(chunk)).join(''));
+    return _writev.call(this, chunks, callback);
+  };
   try {
     await run();
   } finally {
-    ServerResponse.prototype.write = write;
-    ServerResponse.prototype.end = end;
+    patched._write = _write;
+    patched._writev = _writev;
   }
-  return calls;
+  return writes;
+}
+
+interface SocketWrites {
+  _write(chunk: unknown, encoding: string, callback: (error?: Error | null) => void): void;
+  _writev(chunks: { chunk: unknown; encoding: string }[], callback: (error?: Error | null) => void): void;
 }
 
 async function streamed(customer: Customer, model: string): Promise<{ text: string; cost: unknown; chunks: number }> {
@@ -64,32 +67,32 @@ async function streamed(customer: Customer, model: string): Promise<{ text: stri
 }
 
 describe('writes of a streamed answer', () => {
-  test('a stream the upstream sent whole goes out in one write, with its usage, cost and [DONE]', async () => {
+  test('a stream the upstream sent whole goes out in one write, headers, usage, cost and [DONE] with it', async () => {
     const customer = await tg.customer(1);
     let answer: Awaited<ReturnType<typeof streamed>> | undefined;
-    const calls = await watchAnswers(customer, async () => {
+    const writes = await watchAnswers(customer, async () => {
       answer = await streamed(customer, 'gpt-4o-mini');
     });
     assert.ok(answer && answer.text.length > 0 && answer.chunks > 3);
     assert.equal(typeof answer.cost, 'number', 'the usage chunk carries the settled cost');
-    assert.deepEqual(calls.writes, [], 'nothing written before the end');
-    assert.equal(calls.ends.length, 1);
-    const events = calls.ends[0]!.split('\n\n').filter((e) => e.startsWith('data: '));
-    // every chunk the client read, then [DONE], in the one write
+    assert.equal(writes.length, 1, `one system call for the whole answer (${writes.length})`);
+    assert.match(writes[0]!, /^HTTP\/1\.1 200 /, 'the status and headers in the same write');
+    assert.match(writes[0]!, /\r\n0\r\n\r\n$/, 'and the chunked answer\'s end');
+    const events = writes[0]!.split('\n\n').filter((e) => /data: /.test(e));
+    // every chunk the client read, then [DONE]
     assert.equal(events.length, answer.chunks + 1);
-    assert.equal(events.at(-1), 'data: [DONE]');
+    assert.match(events.at(-1)!, /data: \[DONE\]$/);
   });
 
-  test('a paced stream is written as it comes; its end carries the usage chunk and [DONE]', async () => {
+  test('a paced stream is written as it comes; its last write carries the usage chunk, [DONE] and the end', async () => {
     const customer = await tg.customer(1);
     let answer: Awaited<ReturnType<typeof streamed>> | undefined;
-    const calls = await watchAnswers(customer, async () => {
+    const writes = await watchAnswers(customer, async () => {
       answer = await streamed(customer, 'gpt-4o');
     });
     assert.ok(answer && answer.text.length > 0);
     assert.equal(typeof answer.cost, 'number');
-    assert.ok(calls.writes.length >= 3, `events written as they came (${calls.writes.length} writes)`);
-    assert.equal(calls.ends.length, 1);
-    assert.match(calls.ends[0]!, /"usage":\{[^\n]*"cost":[^\n]*\n\ndata: \[DONE\]\n\n$/);
+    assert.ok(writes.length >= 3, `events written as they came (${writes.length} writes)`);
+    assert.match(writes.at(-1)!, /"usage":\{[^\n]*"cost":[^\n]*\n\n(\r\n[0-9a-f]+\r\n)?data: \[DONE\]\n\n\r\n0\r\n\r\n$/);
   });
 });
