@@ -30,8 +30,14 @@ export async function relayStream<Call, Result>(scope: AttemptScope<Call, Result
     sink.end(text);
   };
   // events written as they come; once the upstream has sent everything, kept for the end's write
+  // (one system call fewer), which waits for the settlement. Not a stream's first bytes while it
+  // is the only call in flight: no other call would get the time the write saves, and its first
+  // byte would wait for the settlement (~0.15 ms on a core the upstream's wait left cold).
   const deliver = (out: string | Uint8Array) => {
-    if (!sink.committed) commit();
+    if (!sink.committed) {
+      commit();
+      if (deps.ledger.openReservations <= 1) return sink.write(out);
+    }
     if (!body.complete) return sink.write(out);
     sink.hold(out);
     return undefined;

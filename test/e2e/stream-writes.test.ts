@@ -1,7 +1,8 @@
 // How a streamed answer reaches the client's socket, system call by system call: events are written
 // as they come, and once the upstream has sent all it will, what is left goes out with the end in
-// one write (a stream that came whole is one write; one that came paced is written as it came, its
-// end with the last events).
+// one write (a stream that came whole is one write beside other calls, two alone — its first bytes
+// do not wait for the settlement; one that came paced is written as it came, its end with the last
+// events).
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
@@ -66,12 +67,32 @@ async function streamed(customer: Customer, model: string): Promise<{ text: stri
   return { text, cost, chunks };
 }
 
+/** Runs `run` while another customer's call waits on the upstream with its reservation open. */
+async function besideAnotherCall(run: () => Promise<void>): Promise<void> {
+  const other = await tg.customer(1);
+  const client = new OpenAI({ apiKey: other.key, baseURL: tg.baseURL, maxRetries: 0 });
+  const leave = new AbortController();
+  const waiting = client.chat.completions
+    .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: '[[sim:slow=10000]] Take your time.' }] }, { signal: leave.signal })
+    .catch(() => undefined);
+  while (tg.gateway.ledger.openReservations === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  try {
+    await run();
+  } finally {
+    leave.abort();
+    await waiting;
+  }
+}
+
 describe('writes of a streamed answer', () => {
-  test('a stream the upstream sent whole goes out in one write, headers, usage, cost and [DONE] with it', async () => {
+  test('beside other calls, a stream the upstream sent whole goes out in one write, headers, usage, cost and [DONE] with it', async () => {
     const customer = await tg.customer(1);
     let answer: Awaited<ReturnType<typeof streamed>> | undefined;
-    const writes = await watchAnswers(customer, async () => {
-      answer = await streamed(customer, 'gpt-4o-mini');
+    let writes: string[] = [];
+    await besideAnotherCall(async () => {
+      writes = await watchAnswers(customer, async () => {
+        answer = await streamed(customer, 'gpt-4o-mini');
+      });
     });
     assert.ok(answer && answer.text.length > 0 && answer.chunks > 3);
     assert.equal(typeof answer.cost, 'number', 'the usage chunk carries the settled cost');
@@ -82,6 +103,20 @@ describe('writes of a streamed answer', () => {
     // every chunk the client read, then [DONE]
     assert.equal(events.length, answer.chunks + 1);
     assert.match(events.at(-1)!, /data: \[DONE\]$/);
+  });
+
+  test('alone, a stream the upstream sent whole has its events written at once, its usage, cost and [DONE] with the end', async () => {
+    const customer = await tg.customer(1);
+    let answer: Awaited<ReturnType<typeof streamed>> | undefined;
+    const writes = await watchAnswers(customer, async () => {
+      answer = await streamed(customer, 'gpt-4o-mini');
+    });
+    assert.ok(answer && answer.text.length > 0 && answer.chunks > 3);
+    assert.equal(typeof answer.cost, 'number');
+    assert.equal(writes.length, 2, `the events, then the end (${writes.length} writes)`);
+    assert.match(writes[0]!, /^HTTP\/1\.1 200 /);
+    assert.doesNotMatch(writes[0]!, /\[DONE\]|"usage":\{/, 'the first write does not wait for the settlement');
+    assert.match(writes[1]!, /"usage":\{[^\n]*"cost":[^\n]*\n\ndata: \[DONE\]\n\n\r\n0\r\n\r\n$/);
   });
 
   test('a paced stream is written as it comes; its last write carries the usage chunk, [DONE] and the end', async () => {
