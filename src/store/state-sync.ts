@@ -194,9 +194,9 @@ export class StateSync {
    * oldest unwritten row is older than `backlogLimitMs`, or `backlogLimitRows` rows wait, while
    * the database takes writes. On one saturated core the flush thread (below the event loop) got
    * less CPU than the rows needed, and the queue — and the memory it holds — grew for as long as
-   * the load lasted; waiting lets the event loop go idle and the flush catch up. Settles when the flush under way (or the next) ends,
-   * or after BACKLOG_MAX_WAIT_MS. undefined otherwise, and while the database is unavailable: the
-   * queue is there to ride that out.
+   * the load lasted; waiting lets the event loop go idle and the flush catch up. Settles when the
+   * flush under way (or the next) ends, or after BACKLOG_MAX_WAIT_MS. undefined otherwise, and
+   * while the database is unavailable: the queue is there to ride that out.
    */
   backlog(): Promise<void> | undefined {
     if (this.failures > 0) return undefined;
