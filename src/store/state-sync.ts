@@ -59,11 +59,9 @@ export interface FlushHealth {
  */
 export const BACKLOG_LIMIT_MS = 2_000;
 /**
- * Or once this many rows wait (queued and in the flush under way; a charged request is two): what
- * the queue holds in memory, and the garbage its rows leave when they are promoted and die.
- * Saturated on one core, the flush kept ~2 s of rows (up to ~17,500 at 8,000 requests a second);
- * held to ~0.5 s of them, the peak RSS fell ~30 MB (bench/wide-peak.ts, three alternated runs:
- * 294–309 against 319–355 MB) with the same throughput. At 1,200 requests a second ~600 wait.
+ * Or once this many rows wait (queued and in the flush under way; a charged request is two): the
+ * queue's memory. Saturated on one core ~2 s of rows was ~17,500; held to ~0.5 s, the peak RSS fell
+ * ~30 MB at the same throughput (docs/benchmarks.md). At 1,200 requests a second ~600 wait.
  */
 export const BACKLOG_LIMIT_ROWS = 8_192;
 /**
@@ -189,6 +187,11 @@ export class StateSync {
     return this.batch.entries.length + this.batch.usage.length;
   }
 
+  /** rows not yet written: queued, and in the flush under way */
+  private get waitingRows(): number {
+    return this.pendingWrites + this.flushingRows;
+  }
+
   /**
    * Something to wait on before admitting more work when the write-behind has fallen behind: its
    * oldest unwritten row is older than `backlogLimitMs`, or `backlogLimitRows` rows wait, while
@@ -202,7 +205,7 @@ export class StateSync {
     if (this.failures > 0) return undefined;
     const since = this.flushingSince !== 0 ? this.flushingSince : this.queuedSince;
     if (since === 0) return undefined;
-    if (Date.now() - since < this.backlogLimitMs && this.pendingWrites + this.flushingRows < this.backlogLimitRows) return undefined;
+    if (Date.now() - since < this.backlogLimitMs && this.waitingRows < this.backlogLimitRows) return undefined;
     if (!this.drained) {
       const drained = (this.drained = Promise.withResolvers<void>());
       setTimeout(() => {
@@ -222,7 +225,7 @@ export class StateSync {
     const since = this.flushingSince === 0 ? this.queuedSince : this.queuedSince === 0 ? this.flushingSince : Math.min(this.flushingSince, this.queuedSince);
     return {
       lagMs: since === 0 ? 0 : Math.max(0, Date.now() - since),
-      pending: this.pendingWrites + this.flushingRows,
+      pending: this.waitingRows,
       deadLetters: this.deadLetters,
       stuckEntries: this.stuck,
       failedFlushes: this.failedFlushes,

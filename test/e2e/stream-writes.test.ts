@@ -72,10 +72,14 @@ async function besideAnotherCall(run: () => Promise<void>): Promise<void> {
   const other = await tg.customer(1);
   const client = new OpenAI({ apiKey: other.key, baseURL: tg.baseURL, maxRetries: 0 });
   const leave = new AbortController();
+  let ended = false;
   const waiting = client.chat.completions
     .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: '[[sim:slow=10000]] Take your time.' }] }, { signal: leave.signal })
-    .catch(() => undefined);
-  while (tg.gateway.ledger.openReservations === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    .catch(() => undefined)
+    .finally(() => (ended = true));
+  // until its reservation is open (or it ended without one, which the assertion below reports)
+  while (tg.gateway.ledger.openReservations === 0 && !ended) await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.ok(tg.gateway.ledger.openReservations > 0, 'the other call holds its reservation while it waits upstream');
   try {
     await run();
   } finally {

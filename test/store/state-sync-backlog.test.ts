@@ -1,8 +1,7 @@
 // Backpressure from the write-behind (StateSync.backlog, admitBeforeWork): once the oldest row not
 // yet written is older than the limit, or as many rows as the row limit wait, while the database
-// takes writes, admission waits for the
-// flush; it does not while the database is down (the queue rides that out), nor when the queue
-// is young.
+// takes writes, admission waits for the flush; it does not while the database is down (the queue
+// rides that out), nor when the queue is young and short.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -77,11 +76,12 @@ test('a queue of as many rows as the row limit is a backlog while still young', 
   const flusher = gatedFlusher();
   const sync = await syncWithEntry(flusher);
   const accountId = (await accountsRepository(store.db).insert({ id: newId('acct'), name: 'rows', email: null })).id;
+  const credit = (): LedgerEntry => ({ entryKey: newId('e'), accountId, keyId: null, requestId: null, kind: 'credit', amountNano: 1, note: null, createdAt: Date.now() });
   sync.backlogLimitRows = 3;
-  sync.enqueue({ entryKey: newId('e'), accountId, keyId: null, requestId: null, kind: 'credit', amountNano: 1, note: null, createdAt: Date.now() });
+  sync.enqueue(credit());
   assert.equal(sync.backlog(), undefined, 'two rows, young: under both limits');
   const flushing = sync.now();
-  sync.enqueue({ entryKey: newId('e'), accountId, keyId: null, requestId: null, kind: 'credit', amountNano: 1, note: null, createdAt: Date.now() });
+  sync.enqueue(credit());
   const waiting = sync.backlog();
   assert.ok(waiting instanceof Promise, 'two rows in the flush under way and one queued reach the limit');
   flusher.release();
