@@ -49,6 +49,10 @@ function report(server: string, text: string, run: MeasuredRun, cpuUs: number): 
       `  isolate ${isolate}: ${lines.length} scavenges, mean pause ${mean('pause').toFixed(2)} ms (${((sum('pause') * 1000) / requests).toFixed(1)} µs a request), ` +
         `allocated ${(mean('allocated') / 1024).toFixed(0)} KB, survived ${(mean('new_space_survived') / 1024).toFixed(0)} KB, promoted ${(mean('promoted') / 1024).toFixed(0)} KB per scavenge`,
     );
+    // where a pause goes: V8's scavenge phases (ms, mean of the run), the larger ones
+    const phases = [...new Set(lines.flatMap((line) => [...line.matchAll(/\b((?:background\.)?scavenge\.[\w.]+)=/g)].map((m) => m[1]!)))];
+    const timed = phases.map((name) => [name, mean(name)] as const).filter(([, ms]) => ms >= 0.02);
+    console.log(`    phases (mean ms): ${timed.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')}`);
   }
 }
 

@@ -18,6 +18,9 @@ holdOldGenerationRoom();
 // and per-request objects are allocated young in every process, not in the old generation in some (src/core/pretenuring.ts)
 const { turnOffAllocationSitePretenuring } = await import('./core/pretenuring.ts');
 turnOffAllocationSitePretenuring();
+// and the young generation collected when full, not at 80 % from a posted task (src/core/minor-gc-task.ts)
+const { turnOffMinorGcTask } = await import('./core/minor-gc-task.ts');
+turnOffMinorGcTask();
 // V8's garbage-collection and compiler threads yield to the event loop (src/core/thread-priority.ts)
 const { lowerV8PoolThreads } = await import('./core/thread-priority.ts');
 lowerV8PoolThreads();
