@@ -14,7 +14,8 @@ import { openStore } from '../src/store/database.ts';
 import { writeBatch } from '../src/store/flush-batch.ts';
 import type { FlushConnection, Run, Template } from '../src/store/flush-sql.ts';
 import { compileFlushStatements } from '../src/store/flush-statements.ts';
-import { encodeUsageRow, type LedgerEntry } from '../src/store/ledger-rows.ts';
+import { jsonLines, parsedChunks } from '../src/store/json-lines.ts';
+import { encodeUsageRow, type LedgerEntry, type UsageValues } from '../src/store/ledger-rows.ts';
 import { accountsRepository } from '../src/store/repositories/accounts.ts';
 import { openSqliteFile } from '../src/store/sqlite-file.ts';
 import { sqliteFlushConnection } from '../src/store/sqlite-flush-connection.ts';
@@ -69,8 +70,8 @@ try {
         status: 200, prompt_tokens: 34, completion_tokens: 36, cached_tokens: 0, units: 0, cost_nano: 4_500, latency_ms: 51, estimated: 0, error_type: null, session_id: null,
       }));
     }
-    // the entries as the flush thread receives them: one JSON text (WorkerFlusher)
-    return { entries: JSON.stringify(entries), usage, touches: [0, 1, 2, 3].map((k) => ({ keyId: `key_flush_cost_${k}`, lastUsedAt: now })) };
+    // the rows as the flush thread receives them: JSON lines (WorkerFlusher)
+    return { entries: jsonLines(entries.map((entry) => JSON.stringify(entry))), usage: jsonLines(usage), touches: [0, 1, 2, 3].map((k) => ({ keyId: `key_flush_cost_${k}`, lastUsedAt: now })) };
   };
   const batches = Array.from({ length: BATCHES }, batchOf);
 
@@ -82,7 +83,7 @@ try {
       cpu = process.cpuUsage();
       wall = process.hrtime.bigint();
     }
-    await writeBatch(connection, statements, { entries: JSON.parse(batch.entries) as LedgerEntry[], usage: batch.usage, touches: batch.touches });
+    await writeBatch(connection, statements, { entries: parsedChunks<LedgerEntry>(batch.entries), usage: parsedChunks<UsageValues>(batch.usage), touches: batch.touches });
   }
   const used = process.cpuUsage(cpu);
   const requests = (BATCHES - WARM_UP) * ROWS;

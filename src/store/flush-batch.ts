@@ -1,20 +1,40 @@
 import { BUDGET_PERIODS, type PeriodSpend } from '../core/budget-period.ts';
 import type { FlushConnection, FlushStatements, Run, Template } from './flush-sql.ts';
 import { statementChunks } from './flush-sql.ts';
-import { ledgerValues, usageValuesOf, type FlushResult, type UsageValues, type WriteBatch } from './ledger-rows.ts';
+import { ledgerValues, usageValuesOf, type FlushResult, type KeyTouch, type LedgerEntry, type QueuedUsageRow, type UsageValues, type WriteBatch } from './ledger-rows.ts';
 import type { DeadLetter } from './repositories/dead-letters.ts';
 import { PeriodDeltas } from './repositories/period-spend.ts';
-import { aggregateUsageValues, dimensionKeys, ROLLUP_COLUMNS, ROLLUP_TABLES } from './usage-aggregate.ts';
+import { dimensionKey, ROLLUP_COLUMNS, ROLLUP_TABLES, RollupSums } from './usage-aggregate.ts';
 
 // The write-behind flush: the same code on the flush thread (an SQLite file) and on the main
 // thread (PostgreSQL, an in-memory SQLite), over statements compiled for the dialect.
+
+/**
+ * A batch as writeBatch takes it: its rows a statement's worth at a time, in the sizes of
+ * statementChunks, each chunk made when the flush reaches it (and garbage once it is run).
+ */
+export interface FlushRows {
+  entries: Iterable<LedgerEntry[]>;
+  /** bound as their values (an encoded row is parsed straight into them, never into a row object) */
+  usage: Iterable<UsageValues[]>;
+  touches: readonly KeyTouch[];
+}
+
+/** The rows of a batch held as objects (usage rows perhaps encoded, decoded a chunk at a time). */
+export function rowsOfBatch(batch: WriteBatch): FlushRows {
+  return { entries: statementChunks(batch.entries), usage: usageChunks(batch.usage), touches: batch.touches };
+}
+
+function* usageChunks(usage: readonly QueuedUsageRow[]): Generator<UsageValues[]> {
+  for (const part of statementChunks(usage)) yield part.map(usageValuesOf);
+}
 
 /**
  * Writes one batch in one transaction: journal rows, the account balances and key spend they
  * change, usage rows and key last-use times, and the usage rollups. Balance = journal sum holds
  * after every commit. An entry key or request id already written is skipped, never applied twice.
  */
-export function writeBatch(connection: FlushConnection, statements: FlushStatements, batch: WriteBatch): Promise<FlushResult> {
+export function writeBatch(connection: FlushConnection, statements: FlushStatements, batch: FlushRows): Promise<FlushResult> {
   return connection.transaction(async (run) => {
     const written = new Set<string>();
     const accountDeltas = new Map<string, number>();
@@ -22,7 +42,7 @@ export function writeBatch(connection: FlushConnection, statements: FlushStateme
     // charges per period (007-budgets), on accounts and keys, in the same transaction
     const accountPeriods = new PeriodDeltas();
     const keyPeriods = new PeriodDeltas();
-    for (const part of statementChunks(batch.entries)) {
+    for (const part of batch.entries) {
       const inserted = await run<InsertedEntry>(statements.insertLedger[part.length]!, part.map(ledgerValues));
       for (const [entryKey, accountId, keyId, kind, amountNano, createdAt] of inserted) {
         written.add(entryKey);
@@ -47,25 +67,25 @@ export function writeBatch(connection: FlushConnection, statements: FlushStateme
     // last-use times are informational: no seq bump, so they do not make every instance reload the key
     for (const [keyId, at] of lastUse) await run(statements.touchKey, [[at, keyId]]);
 
-    // a request id is written once: a batch retried after a lost commit acknowledgement adds nothing
-    // bound as their values (an encoded row is parsed straight into them, never into a row object)
-    const freshUsage: UsageValues[] = [];
-    for (const part of statementChunks(batch.usage.map(usageValuesOf))) {
+    // a request id is written once: a batch retried after a lost commit acknowledgement adds nothing;
+    // the rollups change exactly when the rows they summarise become visible, and hold only sums
+    const rollups = ROLLUP_TABLES.map(([, width]) => new RollupSums(width));
+    for (const part of batch.usage) {
       const inserted = await run<[requestId: string]>(statements.insertUsage[part.length]!, part);
-      if (inserted.length === part.length) freshUsage.push(...part);
-      else {
+      let fresh = part;
+      if (inserted.length < part.length) {
         const written = new Set(inserted.map(([requestId]) => requestId));
-        for (const values of part) if (written.has(values[0])) freshUsage.push(values);
+        fresh = part.filter((values) => written.has(values[0]));
+      }
+      for (const values of fresh) {
+        const key = dimensionKey(values);
+        for (const sums of rollups) sums.add(values, key);
       }
     }
-    // the rollups change exactly when the rows they summarise become visible
-    if (freshUsage.length > 0) {
-      const keys = dimensionKeys(freshUsage);
-      for (const [i, [, width]] of ROLLUP_TABLES.entries()) {
-        // a few rows per flush (one per dimension set): read by name
-        const rows = aggregateUsageValues(freshUsage, width, keys).map((row) => ROLLUP_COLUMNS.map((column) => row[column]));
-        for (const part of statementChunks(rows)) await run(statements.upsertRollups[i]![part.length]!, part);
-      }
+    for (const [i, sums] of rollups.entries()) {
+      // a few rows per flush (one per dimension set): read by name
+      const rows = sums.rows.map((row) => ROLLUP_COLUMNS.map((column) => row[column]));
+      for (const part of statementChunks(rows)) await run(statements.upsertRollups[i]![part.length]!, part);
     }
     return { written };
   });

@@ -38,14 +38,28 @@ const ROW_JSON_MAX = 64 * 1024;
  * failure are written again harmlessly: journal rows are unique by entry key, usage rows by
  * request id and dead letters by row, all inserted with ON CONFLICT DO NOTHING.
  */
-export async function flushIsolating(ledger: FlushTarget, deadLetters: DeadLetterTarget, batch: WriteBatch): Promise<FlushOutcome> {
+export function flushIsolating(ledger: FlushTarget, deadLetters: DeadLetterTarget, batch: WriteBatch): Promise<FlushOutcome> {
+  return flushIsolatingFrom(() => ledger.flush(batch), () => batch, ledger, deadLetters);
+}
+
+/**
+ * flushIsolating for a batch held in another form (the flush thread's JSON lines): `whole` writes
+ * it in one transaction; `decode` makes its rows as objects, called only when a row is at fault.
+ */
+export async function flushIsolatingFrom(
+  whole: () => Promise<FlushResult>,
+  decode: () => WriteBatch,
+  ledger: FlushTarget,
+  deadLetters: DeadLetterTarget,
+): Promise<FlushOutcome> {
   const outcome: FlushOutcome = { written: new Set(), deadLettered: [], sanitised: [], stuck: [] };
   try {
-    outcome.written = (await ledger.flush(batch)).written;
+    outcome.written = (await whole()).written;
     return outcome;
   } catch (error) {
     if (!isRowFault(error)) throw error;
   }
+  const batch = decode();
   const items: Item[] = [...batch.entries.map((entry) => ({ entry })), ...batch.usage.map((usage) => ({ usage }))];
   const write = async (part: Item[]): Promise<void> => {
     try {

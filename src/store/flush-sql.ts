@@ -40,10 +40,21 @@ export const CHUNK_SIZES = [64, 32, 16, 8, 4, 2, 1] as const;
 export function statementChunks<T>(items: readonly T[]): T[][] {
   const out: T[][] = [];
   let i = 0;
+  for (const size of chunkSizes(items.length)) {
+    out.push(items.slice(i, i + size));
+    i += size;
+  }
+  return out;
+}
+
+/** The sizes of statementChunks' statements for `count` rows, in order. */
+export function chunkSizes(count: number): number[] {
+  const out: number[] = [];
+  let left = count;
   for (const size of CHUNK_SIZES) {
-    while (items.length - i >= size && (size === CHUNK_SIZES[0] || items.length - i < size * 2)) {
-      out.push(items.slice(i, i + size));
-      i += size;
+    while (left >= size && (size === CHUNK_SIZES[0] || left < size * 2)) {
+      out.push(size);
+      left -= size;
     }
   }
   return out;

@@ -6,10 +6,11 @@
 // (kysely's 257 modules cost it 13–22 MB) — keep it so: every import here must stay free of one.
 import { parentPort, workerData } from 'node:worker_threads';
 import { lowerThisThread } from '../core/thread-priority.ts';
-import { insertDeadLetter, writeBatch } from './flush-batch.ts';
-import { flushIsolating, type FlushOutcome } from './flush-isolation.ts';
+import { insertDeadLetter, rowsOfBatch, writeBatch } from './flush-batch.ts';
+import { flushIsolatingFrom, type FlushOutcome } from './flush-isolation.ts';
 import type { FlushStatements } from './flush-sql.ts';
-import type { LedgerEntry, WriteBatch } from './ledger-rows.ts';
+import { linesOf, parsedChunks, type JsonLines } from './json-lines.ts';
+import type { KeyTouch, LedgerEntry, UsageValues, WriteBatch } from './ledger-rows.ts';
 import { openSqliteFile } from './sqlite-file.ts';
 import { sqliteFlushConnection } from './sqlite-flush-connection.ts';
 
@@ -18,10 +19,12 @@ export interface FlushWorkerData {
   statements: FlushStatements;
 }
 
-/** a batch, its journal entries as one JSON array */
-export interface FlushRequest extends Omit<WriteBatch, 'entries' | 'encodedEntries'> {
+/** a batch, its journal entries and usage rows as JSON lines (each usage row its values, as encodeUsageRow writes them) */
+export interface FlushRequest {
   id: number;
-  entries: string;
+  entries: JsonLines;
+  usage: JsonLines;
+  touches: KeyTouch[];
 }
 
 /** the outcome with its written keys as an array; an error means "retry the whole batch" (see flushIsolating) */
@@ -32,12 +35,18 @@ const { path, statements } = workerData as FlushWorkerData;
 // a flush of a few hundred rows takes milliseconds: requests should not wait behind it on one core
 lowerThisThread();
 const connection = sqliteFlushConnection(openSqliteFile(path));
-const ledger = { flush: (batch: WriteBatch) => writeBatch(connection, statements, batch) };
+const ledger = { flush: (batch: WriteBatch) => writeBatch(connection, statements, rowsOfBatch(batch)) };
 const deadLetters = { insert: (letter: Parameters<typeof insertDeadLetter>[2]) => insertDeadLetter(connection, statements, letter) };
 
-// async: whatever throws becomes the reply's error, never a flush without a reply
-const flush = async (request: FlushRequest): Promise<FlushOutcome> =>
-  flushIsolating(ledger, deadLetters, { entries: JSON.parse(request.entries) as LedgerEntry[], usage: request.usage, touches: request.touches });
+// the rows are parsed a statement's worth at a time (json-lines.ts); as objects all at once only
+// when a row is at fault. async: whatever throws becomes the reply's error, never a flush without a reply
+const flush = async ({ entries, usage, touches }: FlushRequest): Promise<FlushOutcome> =>
+  flushIsolatingFrom(
+    () => writeBatch(connection, statements, { entries: parsedChunks<LedgerEntry>(entries), usage: parsedChunks<UsageValues>(usage), touches }),
+    () => ({ entries: linesOf(entries).map((line) => JSON.parse(line) as LedgerEntry), usage: linesOf(usage), touches }),
+    ledger,
+    deadLetters,
+  );
 
 // one flush at a time, in the order sent: a transaction never interleaves with another's statements
 let queue: Promise<unknown> = Promise.resolve();

@@ -9,7 +9,8 @@ import { flushIsolating, type FlushOutcome } from './flush-isolation.ts';
 import type { FlushStatements } from './flush-sql.ts';
 import { compileFlushStatements } from './flush-statements.ts';
 import type { FlushReply, FlushRequest, FlushWorkerData } from './flush-worker.ts';
-import type { WriteBatch } from './ledger-rows.ts';
+import { jsonLines } from './json-lines.ts';
+import { usageRowText, type WriteBatch } from './ledger-rows.ts';
 import { deadLettersRepository } from './repositories/dead-letters.ts';
 import { ledgerRepository } from './repositories/ledger.ts';
 import type { Database } from './schema.ts';
@@ -97,13 +98,14 @@ class WorkerFlusher implements Flusher {
     if (this.closed) throw new Error('the flusher is closed');
     const worker = this.worker ?? this.start(statements);
     const id = this.nextId++;
-    // the entries cross as one text: a structured clone of a few hundred objects costs both threads
-    // several times what one string and a JSON.parse on the other side do (see QueuedUsageRow)
+    // the rows cross as two texts (json-lines.ts): a structured clone of a few hundred objects, or
+    // strings, costs both threads several times what one string and a parse on the other side do
     const { encodedEntries } = batch;
-    const entries = encodedEntries?.length === batch.entries.length ? `[${encodedEntries.join(',')}]` : JSON.stringify(batch.entries);
+    const entries = jsonLines(encodedEntries?.length === batch.entries.length ? encodedEntries : batch.entries.map((entry) => JSON.stringify(entry)));
+    const usage = jsonLines(batch.usage.map(usageRowText));
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, entries, usage: batch.usage, touches: batch.touches } satisfies FlushRequest);
+      worker.postMessage({ id, entries, usage, touches: batch.touches } satisfies FlushRequest);
     });
   }
 

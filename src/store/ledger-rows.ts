@@ -73,6 +73,11 @@ export function encodeUsageRow(row: NewUsageRow): string {
   return JSON.stringify(usageValues(row));
 }
 
+/** A queued usage row as encodeUsageRow's text. */
+export function usageRowText(queued: QueuedUsageRow): string {
+  return typeof queued === 'string' ? queued : encodeUsageRow(queued);
+}
+
 /** A queued usage row's values (parsed when it was queued as text: the flush binds them as they are). */
 export function usageValuesOf(queued: QueuedUsageRow): UsageValues {
   return typeof queued === 'string' ? (JSON.parse(queued) as UsageValues) : usageValues(queued);

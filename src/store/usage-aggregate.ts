@@ -27,36 +27,46 @@ export function latencyBucket(ms: number): number {
 
 /** Sums usage rows into one rollup row per bucket of `width` ms and dimension set. Pure. */
 export function aggregateUsage(usage: readonly NewUsageRow[], width: number): RollupRow[] {
-  return aggregateUsageValues(usage.map(usageValues), width);
+  const sums = new RollupSums(width);
+  for (const row of usage) {
+    const values = usageValues(row);
+    sums.add(values, dimensionKey(values));
+  }
+  return sums.rows;
+}
+
+/** A row's dimensions but its bucket, as one key (computed once a row, for both rollups). */
+export function dimensionKey(values: UsageValues): string {
+  const [, , accountId, keyId, model, endpoint, provider, status] = values;
+  // RowGuard takes NULs out of every text value when a row is queued: a NUL cannot make two dimension sets one key
+  return `${accountId}\0${keyId}\0${model}\0${provider ?? ''}\0${endpoint}\0${status >= 400 ? 1 : 0}`;
 }
 
 /**
- * Each row's dimensions but its bucket, as one key. Made once for both rollups: a key string's
- * hash is computed at its first lookup and kept with it.
+ * Rollup rows of `width`-ms buckets, summed a usage row at a time: the flush adds each statement's
+ * rows as it inserts them and holds only the sums (one row a bucket and dimension set).
  */
-export function dimensionKeys(usage: readonly UsageValues[]): string[] {
-  return usage.map((values) => {
-    const [, , accountId, keyId, model, endpoint, provider, status] = values;
-    // RowGuard takes NULs out of every text value when a row is queued: a NUL cannot make two dimension sets one key
-    return `${accountId}\0${keyId}\0${model}\0${provider ?? ''}\0${endpoint}\0${status >= 400 ? 1 : 0}`;
-  });
-}
+export class RollupSums {
+  readonly rows: RollupRow[] = [];
+  private readonly byBucket = new Map<number, Map<string, RollupRow>>();
+  private readonly width: number;
 
-/** aggregateUsage over rows as the flush binds them (USAGE_COLUMNS order); `keys`: their dimensionKeys. */
-export function aggregateUsageValues(usage: readonly UsageValues[], width: number, keys = dimensionKeys(usage)): RollupRow[] {
-  const out = new Map<number, Map<string, RollupRow>>();
-  const rows: RollupRow[] = [];
-  for (let i = 0; i < usage.length; i++) {
-    const [, createdAt, accountId, keyId, model, endpoint, provider, status, prompt, completion, cached, units, cost, latency] = usage[i]!;
-    const bucket = Math.floor(createdAt / width) * width;
-    let inBucket = out.get(bucket);
-    if (!inBucket) out.set(bucket, (inBucket = new Map()));
-    let row = inBucket.get(keys[i]!) as Record<Measure, number> | undefined;
+  constructor(width: number) {
+    this.width = width;
+  }
+
+  /** `key`: the row's dimensionKey */
+  add(values: UsageValues, key: string): void {
+    const [, createdAt, accountId, keyId, model, endpoint, provider, status, prompt, completion, cached, units, cost, latency] = values;
+    const bucket = Math.floor(createdAt / this.width) * this.width;
+    let inBucket = this.byBucket.get(bucket);
+    if (!inBucket) this.byBucket.set(bucket, (inBucket = new Map()));
+    let row = inBucket.get(key) as Record<Measure, number> | undefined;
     if (!row) {
       const fresh: Record<string, number | string> = { bucket, account_id: accountId, key_id: keyId, model, provider_id: provider ?? '', endpoint, is_error: status >= 400 ? 1 : 0 };
       for (const m of ROLLUP_MEASURES) fresh[m] = 0;
-      inBucket.set(keys[i]!, fresh as RollupRow);
-      rows.push(fresh as RollupRow);
+      inBucket.set(key, fresh as RollupRow);
+      this.rows.push(fresh as RollupRow);
       row = fresh as Record<Measure, number>;
     }
     row.requests += 1;
@@ -68,5 +78,4 @@ export function aggregateUsageValues(usage: readonly UsageValues[], width: numbe
     row.latency_ms_sum += latency ?? 0;
     row[LATENCY_COLUMNS[latencyBucket(latency ?? 0)]!] += 1;
   }
-  return rows;
 }

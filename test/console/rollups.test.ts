@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import { rangeParts, rollupSeries, rollupTop, rollupTotals } from '../../src/store/repositories/usage-stats.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { backfill } from '../../src/store/migrations/003-console.ts';
-import { ledgerRepository } from '../../src/store/repositories/ledger.ts';
+import { createFlusher } from '../../src/store/flusher.ts';
+import { encodeUsageRow, ledgerRepository } from '../../src/store/repositories/ledger.ts';
 import { aggregateUsage, DAY_MS, HOUR_MS } from '../../src/store/usage-aggregate.ts';
 import type { NewUsageRow } from '../../src/store/schema.ts';
 import { bothDatabases } from '../helpers/databases.ts';
@@ -60,12 +61,29 @@ test('rangeParts covers every hour of a range exactly once', () => {
 for (const database of bothDatabases('rollup')) {
   describe(`usage rollups on ${database.name}`, () => {
     let store: Store;
-    const all = rows(3000);
+    const written = rows(3000);
+    const extra = rows(150, 11);
+    const inPlace = rows(200, 13);
+    const all = [...written, ...extra, ...inPlace];
     before(async () => {
       store = await openStore(database.url);
+      // the gateway's own flusher (on SQLite the flush thread, which sums the rows a statement at
+      // a time); several flushes, so existing rollup rows are added to, not just inserted
+      const flusher = createFlusher(store);
+      const flush = (usage: NewUsageRow[]) => flusher.flush({ entries: [], usage: flusher.takesEncodedRows ? usage.map(encodeUsageRow) : usage, touches: [] });
+      try {
+        for (let i = 0; i < written.length; i += 700) await flush(written.slice(i, i + 700));
+        // rows written already are not summed again: a batch retried whole, and one where they
+        // are mixed with new rows inside one statement's chunk
+        await flush(written.slice(0, 700));
+        await flush(written.slice(1000, 1100).flatMap((row, i) => [row, extra[i]!]));
+        await flush(extra.slice(100));
+      } finally {
+        await flusher.close();
+      }
+      // the in-place flush (the repository's), as an in-memory SQLite database or an instance without the thread writes
       const ledger = ledgerRepository(store.db);
-      // several flushes, so existing rollup rows are added to, not just inserted
-      for (let i = 0; i < all.length; i += 700) await ledger.flush({ entries: [], usage: all.slice(i, i + 700), touches: [] });
+      await ledger.flush({ entries: [], usage: inPlace, touches: [] });
     });
     after(async () => {
       await store.close();

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { writeBatch } from '../flush-batch.ts';
+import { rowsOfBatch, writeBatch } from '../flush-batch.ts';
 import type { FlushStatements } from '../flush-sql.ts';
 import { compileFlushStatements, kyselyFlushConnection } from '../flush-statements.ts';
 import type { FlushResult, WriteBatch } from '../ledger-rows.ts';
@@ -19,7 +19,7 @@ export function ledgerRepository(db: Kysely<Database>) {
      */
     async flush(batch: WriteBatch): Promise<FlushResult> {
       statements ??= compileFlushStatements(db);
-      return writeBatch(connection, await statements, batch);
+      return writeBatch(connection, await statements, rowsOfBatch(batch));
     },
 
     async listByAccount(accountId: string, limit: number, beforeId?: number): Promise<LedgerRow[]> {
