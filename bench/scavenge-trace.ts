@@ -33,14 +33,15 @@ function report(server: string, text: string, run: MeasuredRun, cpuUs: number): 
   for (const line of text.split('\n')) {
     const kind = /\bgc=(\w+)/.exec(line)?.[1];
     if (!kind) continue;
+    const isolate = /^\[\d+:(0x[0-9a-f]+)/.exec(line)?.[1] ?? '?';
     if (kind !== 's') {
-      (majors.get(kind) ?? majors.set(kind, []).get(kind)!).push(field(line, 'pause'));
+      const key = `${kind} on isolate ${isolate}`;
+      (majors.get(key) ?? majors.set(key, []).get(key)!).push(field(line, 'pause'));
       continue;
     }
-    const isolate = /^\[\d+:(0x[0-9a-f]+)/.exec(line)?.[1] ?? '?';
     (byIsolate.get(isolate) ?? byIsolate.set(isolate, []).get(isolate)!).push(line);
   }
-  // full collections stop the event loop longest: their count and pauses, by kind
+  // full collections stop the event loop longest: their count and pauses, by kind and isolate
   for (const [kind, pauses] of majors) console.log(`  gc=${kind}: ${pauses.length} collections, pauses ${pauses.map((p) => p.toFixed(1)).join(', ')} ms`);
   for (const [isolate, lines] of byIsolate) {
     const sum = (name: string) => lines.reduce((total, line) => total + field(line, name), 0);

@@ -1,6 +1,7 @@
 import { BUDGET_PERIODS, type PeriodSpend } from '../core/budget-period.ts';
 import type { FlushConnection, FlushStatements, Run, Template } from './flush-sql.ts';
 import { statementChunks } from './flush-sql.ts';
+import { parsedChunks } from './json-lines.ts';
 import { ledgerValues, usageValuesOf, type FlushResult, type KeyTouch, type LedgerEntry, type QueuedUsageRow, type UsageValues, type WriteBatch } from './ledger-rows.ts';
 import type { DeadLetter } from './repositories/dead-letters.ts';
 import { PeriodDeltas } from './repositories/period-spend.ts';
@@ -22,7 +23,8 @@ export interface FlushRows {
 
 /** The rows of a batch held as objects (usage rows perhaps encoded, decoded a chunk at a time). */
 export function rowsOfBatch(batch: WriteBatch): FlushRows {
-  return { entries: statementChunks(batch.entries), usage: usageChunks(batch.usage), touches: batch.touches };
+  const { usage } = batch;
+  return { entries: statementChunks(batch.entries), usage: Array.isArray(usage) ? usageChunks(usage) : parsedChunks<UsageValues>(usage), touches: batch.touches };
 }
 
 function* usageChunks(usage: readonly QueuedUsageRow[]): Generator<UsageValues[]> {

@@ -1,4 +1,4 @@
-import { usageRowOf, type FlushResult, type LedgerEntry, type QueuedUsageRow, type WriteBatch } from './ledger-rows.ts';
+import { usageList, usageRowOf, type FlushResult, type LedgerEntry, type QueuedUsageRow, type WriteBatch } from './ledger-rows.ts';
 import type { DeadLetter } from './repositories/dead-letters.ts';
 
 /** What flushIsolating writes through (the ledger's flush and the dead letters' insert, on either thread). */
@@ -60,7 +60,7 @@ export async function flushIsolatingFrom(
     if (!isRowFault(error)) throw error;
   }
   const batch = decode();
-  const items: Item[] = [...batch.entries.map((entry) => ({ entry })), ...batch.usage.map((usage) => ({ usage }))];
+  const items: Item[] = [...batch.entries.map((entry) => ({ entry })), ...usageList(batch.usage).map((usage) => ({ usage }))];
   const write = async (part: Item[]): Promise<void> => {
     try {
       const { written } = await ledger.flush(batchOf(part));
@@ -111,12 +111,13 @@ export async function flushIsolatingFrom(
 type Item = { entry: LedgerEntry } | { usage: QueuedUsageRow };
 
 function batchOf(items: Item[]): WriteBatch {
-  const batch: WriteBatch = { entries: [], usage: [], touches: [] };
+  const entries: LedgerEntry[] = [];
+  const usage: QueuedUsageRow[] = [];
   for (const item of items) {
-    if ('entry' in item) batch.entries.push(item.entry);
-    else batch.usage.push(item.usage);
+    if ('entry' in item) entries.push(item.entry);
+    else usage.push(item.usage);
   }
-  return batch;
+  return { entries, usage, touches: [] };
 }
 
 // SQLite result codes of a row's own making: CONSTRAINT (NOT NULL, UNIQUE, CHECK, FOREIGN KEY, a

@@ -43,7 +43,7 @@ const deadLetters = { insert: (letter: Parameters<typeof insertDeadLetter>[2]) =
 const flush = async ({ entries, usage, touches }: FlushRequest): Promise<FlushOutcome> =>
   flushIsolatingFrom(
     () => writeBatch(connection, statements, { entries: parsedChunks<LedgerEntry>(entries), usage: parsedChunks<UsageValues>(usage), touches }),
-    () => ({ entries: linesOf(entries).map((line) => JSON.parse(line) as LedgerEntry), usage: linesOf(usage), touches }),
+    () => ({ entries: linesOf(entries).map((line) => JSON.parse(line) as LedgerEntry), usage, touches }),
     ledger,
     deadLetters,
   );

@@ -9,7 +9,7 @@ import { flushIsolating, type FlushOutcome } from './flush-isolation.ts';
 import type { FlushStatements } from './flush-sql.ts';
 import { compileFlushStatements } from './flush-statements.ts';
 import type { FlushReply, FlushRequest, FlushWorkerData } from './flush-worker.ts';
-import { jsonLines } from './json-lines.ts';
+import { jsonLines, type JsonLines } from './json-lines.ts';
 import { usageRowText, type WriteBatch } from './ledger-rows.ts';
 import { deadLettersRepository } from './repositories/dead-letters.ts';
 import { ledgerRepository } from './repositories/ledger.ts';
@@ -68,6 +68,14 @@ function workerEnv(): NodeJS.ProcessEnv | undefined {
 }
 
 /**
+ * The lines' bytes in an ArrayBuffer of their own (a Buffer may be a view of a larger one, or of
+ * node's shared pool), which can be transferred instead of cloned.
+ */
+function ownCopy(lines: JsonLines): JsonLines {
+  return { bytes: new Uint8Array(lines.bytes), count: lines.count };
+}
+
+/**
  * A worker that dies (out of memory, a native crash) fails the flushes in flight — the state sync
  * keeps their rows and retries — and the next flush starts a new one, so writes never wait on a
  * dead thread. Journal rows are idempotent by entry key, so a retried batch is applied once.
@@ -98,14 +106,15 @@ class WorkerFlusher implements Flusher {
     if (this.closed) throw new Error('the flusher is closed');
     const worker = this.worker ?? this.start(statements);
     const id = this.nextId++;
-    // the rows cross as two texts (json-lines.ts): a structured clone of a few hundred objects, or
-    // strings, costs both threads several times what one string and a parse on the other side do
-    const { encodedEntries } = batch;
-    const entries = jsonLines(encodedEntries?.length === batch.entries.length ? encodedEntries : batch.entries.map((entry) => JSON.stringify(entry)));
-    const usage = jsonLines(batch.usage.map(usageRowText));
+    // the rows cross as two texts in bytes (json-lines.ts): a structured clone of a few hundred
+    // objects, or strings, costs both threads several times what a copy and a parse there do
+    const { encodedEntries, usage } = batch;
+    const entries = encodedEntries?.count === batch.entries.length ? encodedEntries : jsonLines(batch.entries.map((entry) => JSON.stringify(entry)));
+    const request: FlushRequest = { id, entries: ownCopy(entries), usage: ownCopy(Array.isArray(usage) ? jsonLines(usage.map(usageRowText)) : usage), touches: batch.touches };
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, entries, usage, touches: batch.touches } satisfies FlushRequest);
+      // the copies are handed over; the batch keeps its own bytes, to be retried if the flush fails
+      worker.postMessage(request, [request.entries.bytes.buffer as ArrayBuffer, request.usage.bytes.buffer as ArrayBuffer]);
     });
   }
 

@@ -1,3 +1,4 @@
+import { linesOf, type JsonLines } from './json-lines.ts';
 import type { LedgerKind, NewUsageRow } from './schema.ts';
 
 // What a write-behind flush writes, as the state sync queues it. No query builder here: the
@@ -27,8 +28,9 @@ export interface WriteBatch {
    * settlement log, and for a flusher that takes encoded rows): such a flusher sends this text to
    * its thread instead of the objects (see QueuedUsageRow).
    */
-  encodedEntries?: string[];
-  usage: QueuedUsageRow[];
+  encodedEntries?: JsonLines;
+  /** the rows, or — queued for a flusher that takes encoded rows — their encodeUsageRow texts as lines */
+  usage: QueuedUsageRow[] | JsonLines;
   touches: KeyTouch[];
 }
 
@@ -71,6 +73,11 @@ export function usageValues(row: NewUsageRow): UsageValues {
 /** The row's values in USAGE_COLUMNS order, as JSON (~0.7 µs a row). */
 export function encodeUsageRow(row: NewUsageRow): string {
   return JSON.stringify(usageValues(row));
+}
+
+/** A batch's usage rows one by one (as lines: each its text). */
+export function usageList(usage: WriteBatch['usage']): QueuedUsageRow[] {
+  return Array.isArray(usage) ? usage : linesOf(usage);
 }
 
 /** A queued usage row as encodeUsageRow's text. */

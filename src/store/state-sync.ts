@@ -11,12 +11,10 @@ import { modelOverridesRepository } from './repositories/model-overrides.ts';
 import type { ProviderRecord } from './repositories/providers.ts';
 import { providersRepository } from './repositories/providers.ts';
 import { inPlaceFlusher, type Flusher } from './flusher.ts';
+import { QueuedWrites } from './queued-writes.ts';
 import { RowGuard } from './row-guard.ts';
 import type { FlushOutcome } from './flush-isolation.ts';
 import type { Database, NewUsageRow } from './schema.ts';
-
-/** Writes waiting for the next flush; `encodedEntries` is filled when the flusher takes encoded rows. */
-type QueuedWrites = Required<Omit<WriteBatch, 'touches'>>;
 
 /**
  * A usage row logged with its charge (enqueue) carries the text it was logged as, under a symbol
@@ -107,7 +105,7 @@ export class StateSync {
   private readonly listener: SyncListener;
   private readonly log: Logger;
   private readonly intervalMs: number;
-  private batch: QueuedWrites = { entries: [], encodedEntries: [], usage: [] };
+  private readonly queue: QueuedWrites;
   /** each key's latest use since the last flush: one entry per key, whatever the number of its requests */
   private lastUse = new Map<string, number>();
   private lastSeq = 0;
@@ -145,6 +143,7 @@ export class StateSync {
     this.log = log;
     this.intervalMs = intervalMs;
     this.flusher = flusher ?? inPlaceFlusher(db);
+    this.queue = new QueuedWrites(this.flusher.takesEncodedRows === true);
     this.guard = new RowGuard((column, problem) => this.log.warn({ column, problem }, 'a value did not fit its column and was adjusted (reported once)'));
   }
 
@@ -163,8 +162,7 @@ export class StateSync {
     // encoded once, for the log and the flush thread alike
     const entryJson = this.flusher.takesEncodedRows ? JSON.stringify(entry) : undefined;
     this.settlementLog?.append(entry, encoded, entryJson);
-    this.batch.entries.push(entry);
-    if (entryJson !== undefined) this.batch.encodedEntries.push(entryJson);
+    this.queue.addEntry(entry, entryJson);
   }
 
   /**
@@ -175,7 +173,7 @@ export class StateSync {
     const logged = (row as LoggedUsageRow)[loggedAs];
     if (logged === undefined) this.guard.usage(row);
     if (this.queuedSince === 0) this.queuedSince = Date.now();
-    this.batch.usage.push(this.flusher.takesEncodedRows ? (logged ?? encodeUsageRow(row)) : row);
+    this.queue.addUsage(this.flusher.takesEncodedRows ? (logged ?? encodeUsageRow(row)) : row);
   }
 
   touchKey(keyId: string, lastUsedAt: number): void {
@@ -184,7 +182,7 @@ export class StateSync {
   }
 
   get pendingWrites(): number {
-    return this.batch.entries.length + this.batch.usage.length;
+    return this.queue.rows;
   }
 
   /** rows not yet written: queued, and in the flush under way */
@@ -307,17 +305,18 @@ export class StateSync {
   }
 
   private async flush(): Promise<void> {
-    const { entries, encodedEntries, usage } = this.batch;
     const lastUse = this.lastUse;
-    if (entries.length === 0 && usage.length === 0 && lastUse.size === 0) return;
-    this.batch = { entries: [], encodedEntries: [], usage: [] };
+    const rows = this.queue.rows;
+    if (rows === 0 && lastUse.size === 0) return;
+    const queued = this.queue.take();
+    const { entries } = queued;
     this.lastUse = new Map();
     this.flushingSince = this.queuedSince;
-    this.flushingRows = entries.length + usage.length;
+    this.flushingRows = rows;
     this.queuedSince = 0;
     this.settlementLog?.seal();
     const touches: KeyTouch[] = Array.from(lastUse, ([keyId, lastUsedAt]) => ({ keyId, lastUsedAt }));
-    const batch: WriteBatch = { entries, encodedEntries, usage, touches };
+    const batch: WriteBatch = { ...queued, touches };
     try {
       const outcome = await this.flusher.flush(batch);
       this.failures = 0;
@@ -333,8 +332,7 @@ export class StateSync {
     } catch (error) {
       // the database is unavailable: keep the writes, in order, ahead of anything queued
       // meanwhile, and retry the whole batch after a backoff (nothing is set aside for this)
-      const queued = this.batch;
-      this.batch = { entries: [...entries, ...queued.entries], encodedEntries: [...encodedEntries, ...queued.encodedEntries], usage: [...usage, ...queued.usage] };
+      this.queue.putBack(queued);
       for (const touch of touches) this.touchKey(touch.keyId, touch.lastUsedAt);
       this.queuedSince = this.flushingSince;
       this.failures++;
@@ -344,6 +342,7 @@ export class StateSync {
       this.log.error({ err: error, pending: this.pendingWrites, retryInMs: delay }, 'write-behind flush failed; will retry');
       throw error;
     } finally {
+      this.queue.done(queued);
       this.flushingSince = 0;
       this.flushingRows = 0;
       // the requests held by backlog() go on (each waits once); later ones wait for the next flush if it is still behind
@@ -369,8 +368,7 @@ export class StateSync {
         this.log.error({ entryKey: entry.entryKey, accountId: entry.accountId, amountNano: entry.amountNano }, 'journal entry refused by the database even sanitised; kept in memory and retried');
       }
     }
-    this.batch.entries.unshift(...outcome.stuck);
-    if (this.flusher.takesEncodedRows) this.batch.encodedEntries.unshift(...outcome.stuck.map((entry) => JSON.stringify(entry)));
+    this.queue.putBackEntries(outcome.stuck);
     this.queuedSince = this.queuedSince === 0 ? this.flushingSince : Math.min(this.queuedSince, this.flushingSince);
   }
 

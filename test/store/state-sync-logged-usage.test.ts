@@ -8,6 +8,7 @@ import pino from 'pino';
 import { newId } from '../../src/core/ids.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import type { Flusher } from '../../src/store/flusher.ts';
+import { usageList } from '../../src/store/ledger-rows.ts';
 import { encodeUsageRow, type LedgerEntry, type WriteBatch } from '../../src/store/repositories/ledger.ts';
 import type { NewUsageRow } from '../../src/store/schema.ts';
 import { StateSync, type SettlementJournal, type SyncListener } from '../../src/store/state-sync.ts';
@@ -56,6 +57,6 @@ test('a usage row logged with its charge is queued as the text the settlement lo
   assert.deepEqual(Object.keys(charged), Object.keys(usageRow()), 'the row has its columns and nothing more to a reader of its keys');
 
   await sync.now();
-  const usage = batches.flatMap((batch) => batch.usage);
+  const usage = batches.flatMap((batch) => usageList(batch.usage));
   assert.deepEqual(usage, [logged[0], encodeUsageRow({ ...other, latency_ms: 51 })]);
 });

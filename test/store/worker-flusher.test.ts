@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { newId } from '../../src/core/ids.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { createFlusher, type Flusher } from '../../src/store/flusher.ts';
+import { jsonLines } from '../../src/store/json-lines.ts';
 import { accountsRepository } from '../../src/store/repositories/accounts.ts';
 import { encodeUsageRow, ledgerRepository, type LedgerEntry } from '../../src/store/repositories/ledger.ts';
 import type { NewUsageRow } from '../../src/store/schema.ts';
@@ -58,7 +59,7 @@ describe('worker flusher on an SQLite file', () => {
     const account = await accountsRepository(store.db).insert({ id: newId('acct'), name: 'encoded entries', email: null });
     const charge: LedgerEntry = { entryKey: newId('e'), accountId: account.id, keyId: 'key_q', requestId: 'req_q', kind: 'charge', amountNano: -1_234, note: 'note "q" \\ é 🙂', createdAt: 1_700_000_000_456 };
     const top = credit(account.id, 10_000);
-    const encodedEntries = [top, charge].map((entry) => JSON.stringify(entry));
+    const encodedEntries = jsonLines([top, charge].map((entry) => JSON.stringify(entry)));
     // changed after it was encoded: the database gets what the settlement log holds, as queued
     charge.note = 'changed later';
     const { written } = await flusher.flush({ entries: [top, charge], encodedEntries, usage: [], touches: [] });
@@ -72,7 +73,7 @@ describe('worker flusher on an SQLite file', () => {
     assert.equal((await accountsRepository(store.db).get(account.id))?.balanceNano, 8_766);
     // a batch without (or with mismatched) encodings is encoded whole: never a wrong pairing
     const next = credit(account.id, 4);
-    assert.deepEqual([...(await flusher.flush({ entries: [next], encodedEntries: [], usage: [], touches: [] })).written], [next.entryKey]);
+    assert.deepEqual([...(await flusher.flush({ entries: [next], encodedEntries: jsonLines([]), usage: [], touches: [] })).written], [next.entryKey]);
     assert.equal(await ledgerRepository(store.db).sumByAccount(account.id), 8_770);
   });
 
