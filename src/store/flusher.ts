@@ -9,8 +9,8 @@ import { flushIsolating, type FlushOutcome } from './flush-isolation.ts';
 import type { FlushStatements } from './flush-sql.ts';
 import { compileFlushStatements } from './flush-statements.ts';
 import type { FlushReply, FlushRequest, FlushWorkerData } from './flush-worker.ts';
-import { jsonLines, type JsonLines } from './json-lines.ts';
-import { usageRowText, type WriteBatch } from './ledger-rows.ts';
+import type { JsonLines } from './json-lines.ts';
+import { entryLines, usageLines, type WriteBatch } from './ledger-rows.ts';
 import { deadLettersRepository } from './repositories/dead-letters.ts';
 import { ledgerRepository } from './repositories/ledger.ts';
 import type { Database } from './schema.ts';
@@ -109,8 +109,8 @@ class WorkerFlusher implements Flusher {
     // the rows cross as two texts in bytes (json-lines.ts): a structured clone of a few hundred
     // objects, or strings, costs both threads several times what a copy and a parse there do
     const { encodedEntries, usage } = batch;
-    const entries = encodedEntries?.count === batch.entries.length ? encodedEntries : jsonLines(batch.entries.map((entry) => JSON.stringify(entry)));
-    const request: FlushRequest = { id, entries: ownCopy(entries), usage: ownCopy(Array.isArray(usage) ? jsonLines(usage.map(usageRowText)) : usage), touches: batch.touches };
+    const entries = encodedEntries?.count === batch.entries.length ? encodedEntries : entryLines(batch.entries);
+    const request: FlushRequest = { id, entries: ownCopy(entries), usage: ownCopy(usageLines(usage)), touches: batch.touches };
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       // the copies are handed over; the batch keeps its own bytes, to be retried if the flush fails

@@ -1,4 +1,4 @@
-import { linesOf, type JsonLines } from './json-lines.ts';
+import { jsonLines, linesOf, type JsonLines } from './json-lines.ts';
 import type { LedgerKind, NewUsageRow } from './schema.ts';
 
 // What a write-behind flush writes, as the state sync queues it. No query builder here: the
@@ -78,6 +78,16 @@ export function encodeUsageRow(row: NewUsageRow): string {
 /** A batch's usage rows one by one (as lines: each its text). */
 export function usageList(usage: WriteBatch['usage']): QueuedUsageRow[] {
   return Array.isArray(usage) ? usage : linesOf(usage);
+}
+
+/** The entries' JSON as lines (what the state sync encodes as it queues them). */
+export function entryLines(entries: readonly LedgerEntry[]): JsonLines {
+  return jsonLines(entries.map((entry) => JSON.stringify(entry)));
+}
+
+/** A batch's usage rows as lines of their encodeUsageRow texts (already lines: as they are). */
+export function usageLines(usage: WriteBatch['usage']): JsonLines {
+  return Array.isArray(usage) ? jsonLines(usage.map(usageRowText)) : usage;
 }
 
 /** A queued usage row as encodeUsageRow's text. */

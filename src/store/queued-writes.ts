@@ -1,5 +1,5 @@
-import { jsonLines, LineBuffer, type JsonLines } from './json-lines.ts';
-import { usageList, usageRowText, type LedgerEntry, type QueuedUsageRow, type WriteBatch } from './ledger-rows.ts';
+import { LineBuffer } from './json-lines.ts';
+import { entryLines, usageLines, usageList, usageRowText, type LedgerEntry, type QueuedUsageRow, type WriteBatch } from './ledger-rows.ts';
 
 /** A batch as the queue hands it over (its key touches are the state sync's). */
 export type QueuedBatch = Omit<WriteBatch, 'touches'>;
@@ -57,18 +57,14 @@ export class QueuedWrites {
   /** A batch the database could not take goes back ahead of what was queued since. */
   putBack(batch: QueuedBatch): void {
     this.entries.unshift(...batch.entries);
-    if (this.encodedEntries) this.encodedEntries.prepend(batch.encodedEntries ?? linesOfEntries(batch.entries));
-    if (this.usageLines) this.usageLines.prepend(Array.isArray(batch.usage) ? jsonLines(batch.usage.map(usageRowText)) : batch.usage);
+    if (this.encodedEntries) this.encodedEntries.prepend(batch.encodedEntries ?? entryLines(batch.entries));
+    if (this.usageLines) this.usageLines.prepend(usageLines(batch.usage));
     else this.usage.unshift(...usageList(batch.usage));
   }
 
   /** Entries to retry, first. */
   putBackEntries(entries: readonly LedgerEntry[]): void {
     this.entries.unshift(...entries);
-    this.encodedEntries?.prepend(linesOfEntries(entries));
+    this.encodedEntries?.prepend(entryLines(entries));
   }
-}
-
-function linesOfEntries(entries: readonly LedgerEntry[]): JsonLines {
-  return jsonLines(entries.map((entry) => JSON.stringify(entry)));
 }
