@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../src/store/database.ts';
 import { writeBatch } from '../src/store/flush-batch.ts';
-import type { FlushConnection, Run, Template } from '../src/store/flush-sql.ts';
+import type { FlushConnection, InsertFresh, Run, Template } from '../src/store/flush-sql.ts';
 import { compileFlushStatements } from '../src/store/flush-statements.ts';
 import { jsonLines, parsedChunks } from '../src/store/json-lines.ts';
 import { encodeUsageRow, type LedgerEntry, type UsageValues } from '../src/store/ledger-rows.ts';
@@ -36,21 +36,27 @@ try {
   let measuring = false;
   let bodyNs = 0;
   const own = sqliteFlushConnection(openSqliteFile(path));
-  const timed: Run = async <Row extends unknown[]>(template: Template, rows: readonly (readonly unknown[])[]) => {
-    const started = process.hrtime.bigint();
-    const result = await own.run<Row>(template, rows);
+  const timedBy = <R>(sql: string, started: bigint, result: R): R => {
     if (measuring) {
-      const name = /^(insert into|update) "?(\w+)"?/i.exec(template.sql)?.slice(1).join(' ') ?? template.sql.slice(0, 30);
+      const name = /^(insert into|update) "?(\w+)"?/i.exec(sql)?.slice(1).join(' ') ?? sql.slice(0, 30);
       byStatement.set(name, (byStatement.get(name) ?? 0) + Number(process.hrtime.bigint() - started));
     }
     return result;
   };
+  const timed = (run: Run): Run => async <Row extends unknown[]>(template: Template, rows: readonly (readonly unknown[])[]) => {
+    const started = process.hrtime.bigint();
+    return timedBy(template.sql, started, await run<Row>(template, rows));
+  };
+  const timedFresh = (insertFresh: InsertFresh): InsertFresh => async (insert, rows) => {
+    const started = process.hrtime.bigint();
+    return timedBy(insert.quiet[rows.length]!.sql, started, await insertFresh(insert, rows));
+  };
   const connection: FlushConnection = {
-    run: timed,
+    run: timed(own.run),
     transaction: (body) =>
-      own.transaction(async () => {
+      own.transaction(async (run, insertFresh) => {
         const started = process.hrtime.bigint();
-        const result = await body(timed);
+        const result = await body(timed(run), timedFresh(insertFresh));
         if (measuring) bodyNs += Number(process.hrtime.bigint() - started);
         return result;
       }),

@@ -37,7 +37,7 @@ function* usageChunks(usage: readonly QueuedUsageRow[]): Generator<UsageValues[]
  * after every commit. An entry key or request id already written is skipped, never applied twice.
  */
 export function writeBatch(connection: FlushConnection, statements: FlushStatements, batch: FlushRows): Promise<FlushResult> {
-  return connection.transaction(async (run) => {
+  return connection.transaction(async (run, insertFresh) => {
     const written = new Set<string>();
     const accountDeltas = new Map<string, number>();
     const keyDeltas = new Map<string, number>();
@@ -45,14 +45,13 @@ export function writeBatch(connection: FlushConnection, statements: FlushStateme
     const accountPeriods = new PeriodDeltas();
     const keyPeriods = new PeriodDeltas();
     for (const part of batch.entries) {
-      const inserted = await run<InsertedEntry>(statements.insertLedger[part.length]!, part.map(ledgerValues));
-      for (const [entryKey, accountId, keyId, kind, amountNano, createdAt] of inserted) {
+      for (const [entryKey, accountId, keyId, , kind, amountNano, , createdAt] of await insertFresh(statements.insertLedger, part.map(ledgerValues))) {
         written.add(entryKey);
         accountDeltas.set(accountId, (accountDeltas.get(accountId) ?? 0) + amountNano);
         if (keyId && kind === 'charge') keyDeltas.set(keyId, (keyDeltas.get(keyId) ?? 0) - amountNano);
         if (kind === 'charge') {
-          accountPeriods.add(accountId, Number(createdAt), -amountNano);
-          if (keyId) keyPeriods.add(keyId, Number(createdAt), -amountNano);
+          accountPeriods.add(accountId, createdAt, -amountNano);
+          if (keyId) keyPeriods.add(keyId, createdAt, -amountNano);
         }
       }
     }
@@ -73,13 +72,7 @@ export function writeBatch(connection: FlushConnection, statements: FlushStateme
     // the rollups change exactly when the rows they summarise become visible, and hold only sums
     const rollups = ROLLUP_TABLES.map(([, width]) => new RollupSums(width));
     for (const part of batch.usage) {
-      const inserted = await run<[requestId: string]>(statements.insertUsage[part.length]!, part);
-      let fresh = part;
-      if (inserted.length < part.length) {
-        const written = new Set(inserted.map(([requestId]) => requestId));
-        fresh = part.filter((values) => written.has(values[0]));
-      }
-      for (const values of fresh) {
+      for (const values of await insertFresh(statements.insertUsage, part)) {
         const key = dimensionKey(values);
         for (const sums of rollups) sums.add(values, key);
       }
@@ -92,9 +85,6 @@ export function writeBatch(connection: FlushConnection, statements: FlushStateme
     return { written };
   });
 }
-
-/** a journal row inserted, as FlushStatements.insertLedger returns it */
-type InsertedEntry = [entryKey: string, accountId: string, keyId: string | null, kind: string, amountNano: number, createdAt: number];
 
 /**
  * Adds `delta` to a balance or key spend with the spend-per-period columns the batch's charges

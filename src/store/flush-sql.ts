@@ -63,12 +63,32 @@ export function chunkSizes(count: number): number[] {
 /** Multi-row statements by row count (one of CHUNK_SIZES). */
 export type ByRowCount = Record<number, Template>;
 
+/**
+ * A multi-row insert that skips the rows already written (ON CONFLICT on a unique key DO NOTHING),
+ * and how to tell which it wrote: RETURNING the key, or — where that clause is dear — the count it
+ * changed and, when that falls short, the keys of the rows above the largest id before it. On
+ * SQLite a RETURNING clause cost ~1 µs a journal row (bench/flush-cost.ts); rows already written
+ * are rare (a batch retried after a lost acknowledgement, a settlement log replayed).
+ */
+export interface FreshInsert {
+  /** by row count, RETURNING the key column */
+  returning: ByRowCount;
+  /** by row count, the same without RETURNING */
+  quiet: ByRowCount;
+  /** the table's largest id (NULL when empty), no values */
+  lastId: Template;
+  /** the key column of the rows whose id is above the one value bound */
+  keysSince: Template;
+  /** the key's position in a row's values */
+  key: number;
+}
+
 /** Every statement a flush runs, compiled for one dialect. */
 export interface FlushStatements {
-  /** journal rows, ON CONFLICT (entry_key) DO NOTHING, RETURNING entry_key, account_id, key_id, kind, amount_nano, created_at */
-  insertLedger: ByRowCount;
-  /** usage rows, ON CONFLICT (request_id) DO NOTHING, RETURNING request_id */
-  insertUsage: ByRowCount;
+  /** journal rows (values in LEDGER_COLUMNS order), ON CONFLICT (entry_key) DO NOTHING */
+  insertLedger: FreshInsert;
+  /** usage rows (values in USAGE_COLUMNS order), ON CONFLICT (request_id) DO NOTHING */
+  insertUsage: FreshInsert;
   /** rollup rows added to usage_rollup_hour and usage_rollup_day, in ROLLUP_TABLES order */
   upsertRollups: [ByRowCount, ByRowCount];
   /** the change counter's next value, RETURNING value */
@@ -94,8 +114,21 @@ export interface FlushStatements {
  */
 export type Run = <Row extends unknown[] = unknown[]>(template: Template, rows: readonly (readonly unknown[])[]) => Promise<Row[]>;
 
+/** Runs a FreshInsert: the rows it wrote, in order (`rows` itself when it wrote them all). */
+export type InsertFresh = <Row extends readonly unknown[]>(insert: FreshInsert, rows: readonly Row[]) => Promise<readonly Row[]>;
+
 export interface FlushConnection {
   /** `body` in one transaction: committed when it resolves, rolled back when it throws */
-  transaction<T>(body: (run: Run) => Promise<T>): Promise<T>;
+  transaction<T>(body: (run: Run, insertFresh: InsertFresh) => Promise<T>): Promise<T>;
   run: Run;
+}
+
+/**
+ * The rows an insert wrote, given their keys: of rows sharing a key, the first (the later ones
+ * met it as a conflict). All of them: `rows` itself.
+ */
+export function rowsWithKeys<Row extends readonly unknown[]>(rows: readonly Row[], key: number, keys: readonly unknown[]): readonly Row[] {
+  if (keys.length === rows.length) return rows;
+  const written = new Set(keys);
+  return rows.filter((row) => written.delete(row[key]));
 }

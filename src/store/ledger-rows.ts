@@ -51,7 +51,10 @@ export interface FlushResult {
 // after it name the same columns in the same order, property by property (no lookup by name).
 export const LEDGER_COLUMNS = ['entry_key', 'account_id', 'key_id', 'request_id', 'kind', 'amount_nano', 'note', 'created_at'] as const;
 
-export function ledgerValues(e: LedgerEntry): unknown[] {
+/** A journal entry's values in LEDGER_COLUMNS order. */
+export type LedgerValues = [entryKey: string, accountId: string, keyId: string | null, requestId: string | null, kind: LedgerKind, amountNano: number, note: string | null, createdAt: number];
+
+export function ledgerValues(e: LedgerEntry): LedgerValues {
   return [e.entryKey, e.accountId, e.keyId, e.requestId, e.kind, e.amountNano, e.note, e.createdAt];
 }
 

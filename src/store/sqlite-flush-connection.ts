@@ -1,14 +1,14 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { bind, type FlushConnection, type Run, type Template } from './flush-sql.ts';
+import { bind, rowsWithKeys, type FlushConnection, type InsertFresh, type Run, type Template } from './flush-sql.ts';
 import { toSqlite } from './sqlite-file.ts';
 
 /**
  * The flush's statements on a node:sqlite connection of its own (the flush thread), without the
- * query builder. A flush has a fixed set of ~45 statements: each is prepared once and kept.
+ * query builder. A flush has a fixed set of ~50 statements: each is prepared once and kept.
  */
 export function sqliteFlushConnection(database: DatabaseSync): FlushConnection {
   const prepared = new Map<string, { statement: StatementSync; reader: boolean }>();
-  const run: Run = async <Row>(template: Template, rows: readonly (readonly unknown[])[]) => {
+  const statementOf = (template: Template) => {
     let entry = prepared.get(template.sql);
     if (!entry) {
       const statement = database.prepare(template.sql);
@@ -17,16 +17,32 @@ export function sqliteFlushConnection(database: DatabaseSync): FlushConnection {
       statement.setReturnArrays(true);
       prepared.set(template.sql, entry);
     }
+    return entry;
+  };
+  const run: Run = async <Row>(template: Template, rows: readonly (readonly unknown[])[]) => {
+    const { statement, reader } = statementOf(template);
     const parameters = toSqlite(bind(template, rows));
-    if (entry.reader) return entry.statement.all(...parameters) as unknown[] as Row[];
-    entry.statement.run(...parameters);
+    if (reader) return statement.all(...parameters) as unknown[] as Row[];
+    statement.run(...parameters);
     return [];
+  };
+  // without RETURNING; when some rows were already there, the ones written are those above the
+  // largest id before the statement (the flush holds the write lock; an id is never reused, but
+  // one may be spent on a row that conflicts, so the count does not give the range)
+  const insertFresh: InsertFresh = async (insert, rows) => {
+    const before = (await run<[number | null]>(insert.lastId, [[]]))[0]?.[0] ?? 0;
+    const template = insert.quiet[rows.length]!;
+    const { changes } = statementOf(template).statement.run(...toSqlite(bind(template, rows)));
+    if (changes === rows.length) return rows;
+    if (changes === 0) return [];
+    const keys = (await run<[unknown]>(insert.keysSince, [[before]])).map(([key]) => key);
+    return rowsWithKeys(rows, insert.key, keys);
   };
   return {
     async transaction(body) {
       database.exec('begin');
       try {
-        const result = await body(run);
+        const result = await body(run, insertFresh);
         database.exec('commit');
         return result;
       } catch (error) {

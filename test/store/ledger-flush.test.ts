@@ -1,6 +1,9 @@
 // The write-behind flush on SQLite and PostgreSQL: journal rows, the balances and key spend they
-// change, usage rows and key last-use, all in one transaction; an entry key is written once.
+// change, usage rows and key last-use, all in one transaction; an entry key is written once. On
+// SQLite twice: through the query builder (the main thread's flush) and through the flush thread's
+// own connection (src/store/sqlite-flush-connection.ts), which tells the rows it wrote otherwise.
 import assert from 'node:assert/strict';
+import type { DatabaseSync } from 'node:sqlite';
 import { after, before, describe, test } from 'node:test';
 import { hashApiKey, keyHint } from '../../src/auth/key-hash.ts';
 import { newApiKey, newId } from '../../src/core/ids.ts';
@@ -10,7 +13,12 @@ import { apiKeysRepository, type ApiKeyRecord } from '../../src/store/repositori
 import { encodeUsageRow, ledgerRepository, type LedgerEntry } from '../../src/store/repositories/ledger.ts';
 import { usageRepository } from '../../src/store/repositories/usage.ts';
 import type { NewUsageRow } from '../../src/store/schema.ts';
-import { bothDatabases } from '../helpers/databases.ts';
+import { rowsOfBatch, writeBatch } from '../../src/store/flush-batch.ts';
+import { compileFlushStatements } from '../../src/store/flush-statements.ts';
+import type { WriteBatch } from '../../src/store/ledger-rows.ts';
+import { sqliteFlushConnection } from '../../src/store/sqlite-flush-connection.ts';
+import { openSqliteFile } from '../../src/store/sqlite-file.ts';
+import { bothDatabases, sqliteDatabase } from '../helpers/databases.ts';
 
 let counter = 0;
 function entry(accountId: string, amountNano: number, patch: Partial<LedgerEntry> = {}): LedgerEntry {
@@ -60,13 +68,23 @@ function numbersOf(row: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(row).map(([name, value]) => [name, typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value) && name !== 'request_id' ? Number(value) : value]));
 }
 
-for (const database of bothDatabases('flush')) {
-  describe(`ledger flush on ${database.name}`, () => {
+const cases = [...bothDatabases('flush').map((database) => ({ database, thread: false })), { database: sqliteDatabase('flush-thread'), thread: true }];
+for (const { database, thread } of cases) {
+  describe(`ledger flush on ${database.name}${thread ? ", the flush thread's connection" : ''}`, () => {
     let store: Store;
+    let ledgerRepositoryOf = ledgerRepository;
+    let threadDatabase: DatabaseSync | undefined;
     before(async () => {
       store = await openStore(database.url);
+      if (thread) {
+        threadDatabase = openSqliteFile(database.url.slice('sqlite:'.length));
+        const connection = sqliteFlushConnection(threadDatabase);
+        const statements = await compileFlushStatements(store.db, async () => undefined);
+        ledgerRepositoryOf = (db) => ({ ...ledgerRepository(db), flush: (batch: WriteBatch) => writeBatch(connection, statements, rowsOfBatch(batch)) });
+      }
     });
     after(async () => {
+      threadDatabase?.close();
       await store.close();
       await database.drop();
     });
@@ -91,7 +109,7 @@ for (const database of bothDatabases('flush')) {
 
     test('journal rows, balance, key spend, usage rows and last use land together; balance = journal sum', async () => {
       const { account, key } = await fixture();
-      const ledger = ledgerRepository(store.db);
+      const ledger = ledgerRepositoryOf(store.db);
       const credit = entry(account.id, 1_000_000);
       const charge1 = entry(account.id, -1_500, { keyId: key.id, requestId: 'r1' });
       const charge2 = entry(account.id, -2_500, { keyId: key.id, requestId: 'r2' });
@@ -128,7 +146,7 @@ for (const database of bothDatabases('flush')) {
 
     test('a batch flushed twice (its first commit acknowledgement lost) adds its usage rows and rollups once', async () => {
       const { account, key } = await fixture();
-      const ledger = ledgerRepository(store.db);
+      const ledger = ledgerRepositoryOf(store.db);
       const charge = entry(account.id, -3_000, { keyId: key.id, requestId: 'retried' });
       const rows = [usageRow(account.id, key.id), usageRow(account.id, key.id)];
       const batch = { entries: [entry(account.id, 1_000_000), charge], usage: rows, touches: [] };
@@ -148,7 +166,7 @@ for (const database of bothDatabases('flush')) {
 
     test('an entry key already written is skipped and never applied twice', async () => {
       const { account, key } = await fixture();
-      const ledger = ledgerRepository(store.db);
+      const ledger = ledgerRepositoryOf(store.db);
       const charge = entry(account.id, -700, { keyId: key.id });
       await ledger.flush({ entries: [entry(account.id, 10_000), charge], usage: [], touches: [] });
       const again = await ledger.flush({ entries: [charge, entry(account.id, -300, { keyId: key.id })], usage: [], touches: [] });
@@ -161,7 +179,7 @@ for (const database of bothDatabases('flush')) {
 
     test('a key twice in one batch is written once: the first occurrence', async () => {
       const { account } = await fixture();
-      const ledger = ledgerRepository(store.db);
+      const ledger = ledgerRepositoryOf(store.db);
       const first = entry(account.id, 5_000, { entryKey: `credit:${account.id}:idem` });
       const retry = { ...first, amountNano: 7_000 };
       const { written } = await ledger.flush({ entries: [first, retry], usage: [], touches: [] });
@@ -172,7 +190,7 @@ for (const database of bothDatabases('flush')) {
 
     test('one transaction: a failing part leaves no journal row, balance or usage row behind', async () => {
       const { account, key } = await fixture();
-      const ledger = ledgerRepository(store.db);
+      const ledger = ledgerRepositoryOf(store.db);
       const good = entry(account.id, 42_000);
       const broken = usageRow(account.id, key.id, { model: null as unknown as string }); // NOT NULL violation
       await assert.rejects(ledger.flush({ entries: [good], usage: [usageRow(account.id, key.id), broken], touches: [] }));
@@ -188,7 +206,7 @@ for (const database of bothDatabases('flush')) {
 
     test('large batches (more rows than one INSERT chunk) are written whole', async () => {
       const { account, key } = await fixture();
-      const ledger = ledgerRepository(store.db);
+      const ledger = ledgerRepositoryOf(store.db);
       const entries = [entry(account.id, 1_000_000), ...Array.from({ length: 999 }, () => entry(account.id, -3, { keyId: key.id }))];
       const usage = Array.from({ length: 900 }, () => usageRow(account.id, key.id));
       const { written } = await ledger.flush({ entries, usage, touches: [] });
@@ -202,7 +220,7 @@ for (const database of bothDatabases('flush')) {
       // the flush binds values by position in statements compiled once per row count: a value in
       // the wrong column or row would show here (each value is different from every other); every
       // other usage row is queued encoded, as rows bound for the flush thread are
-      const ledger = ledgerRepository(store.db);
+      const ledger = ledgerRepositoryOf(store.db);
       for (const size of [1, 3, 64, 71]) {
         const { account, key } = await fixture();
         const entries = Array.from({ length: size }, (_, i) =>
@@ -240,7 +258,7 @@ for (const database of bothDatabases('flush')) {
         const owner = i % 3 === 0 ? b : a;
         rows.push(usageRow(owner.account.id, owner.key.id, { model: i % 2 === 0 ? 'gpt-4o-mini' : 'text-embedding-3-small', request_id: `req_${i}` }));
       }
-      await ledgerRepository(store.db).flush({ entries: [], usage: rows, touches: [] });
+      await ledgerRepositoryOf(store.db).flush({ entries: [], usage: rows, touches: [] });
       const usage = usageRepository(store.db);
 
       const ofA = await usage.list({ accountId: a.account.id, limit: 100 });
