@@ -1,9 +1,9 @@
 import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import { BUDGET_PERIODS } from '../core/budget-period.ts';
-import { bind, CHUNK_SIZES, rowsWithKeys, type ByRowCount, type FlushConnection, type FlushStatements, type InsertFresh, type Run, type Template } from './flush-sql.ts';
+import { bind, CHUNK_SIZES, rowsWithKeys, type ByRowCount, type FlushConnection, type FlushStatements, type FreshInsert, type InsertFresh, type Run, type Template } from './flush-sql.ts';
 import { LEDGER_COLUMNS, USAGE_COLUMNS } from './ledger-rows.ts';
 import { RowStatement } from './row-statement.ts';
-import type { Database, NewLedgerRow, NewUsageRow } from './schema.ts';
+import type { Database } from './schema.ts';
 import { ROLLUP_COLUMNS, ROLLUP_KEY_COLUMNS, ROLLUP_MEASURES, ROLLUP_TABLES } from './usage-aggregate.ts';
 
 /**
@@ -84,22 +84,24 @@ export async function compileFlushStatements(db: Kysely<Database>, pause: () => 
     }
     return templates;
   };
-  const insertLedger = (returning: boolean) =>
-    new RowStatement(LEDGER_COLUMNS, (rows) => {
-      const insert = db
-        .insertInto('ledger')
-        .values(rows as NewLedgerRow[])
-        .onConflict((oc) => oc.column('entry_key').doNothing());
-      return returning ? insert.returning('entry_key') : insert;
-    });
-  const insertUsage = (returning: boolean) =>
-    new RowStatement(USAGE_COLUMNS, (rows) => {
-      const insert = db
-        .insertInto('usage_log')
-        .values(rows as NewUsageRow[])
-        .onConflict((oc) => oc.column('request_id').doNothing());
-      return returning ? insert.returning('request_id') : insert;
-    });
+  // rows of `columns` into `table`, skipping a row whose `key` is there already (FreshInsert)
+  const freshInsert = async (table: 'ledger' | 'usage_log', columns: readonly string[], key: 'entry_key' | 'request_id'): Promise<FreshInsert> => {
+    const insert = (returning: boolean) =>
+      new RowStatement(columns, (rows) => {
+        const query = db
+          .insertInto(table)
+          .values(rows as never)
+          .onConflict((oc) => oc.column(key).doNothing());
+        return returning ? query.returning(key) : query;
+      });
+    return {
+      returning: await byRowCount(insert(true)),
+      quiet: await byRowCount(insert(false)),
+      lastId: templateOf(db.selectFrom(table).select((eb) => eb.fn.max('id').as('id')).compile(), 0),
+      keysSince: templateOf(db.selectFrom(table).select(key).where('id', '>', slot(0)).compile(), 1),
+      key: columns.indexOf(key),
+    };
+  };
   const upsertRollups: ByRowCount[] = [];
   for (const [table] of ROLLUP_TABLES) {
     const upsert = new RowStatement(ROLLUP_COLUMNS, (rows) =>
@@ -135,20 +137,8 @@ export async function compileFlushStatements(db: Kysely<Database>, pause: () => 
     return templateOf(query.compile(), n + 2);
   });
   return {
-    insertLedger: {
-      returning: await byRowCount(insertLedger(true)),
-      quiet: await byRowCount(insertLedger(false)),
-      lastId: templateOf(db.selectFrom('ledger').select((eb) => eb.fn.max('id').as('id')).compile(), 0),
-      keysSince: templateOf(db.selectFrom('ledger').select('entry_key').where('id', '>', slot(0)).compile(), 1),
-      key: LEDGER_COLUMNS.indexOf('entry_key'),
-    },
-    insertUsage: {
-      returning: await byRowCount(insertUsage(true)),
-      quiet: await byRowCount(insertUsage(false)),
-      lastId: templateOf(db.selectFrom('usage_log').select((eb) => eb.fn.max('id').as('id')).compile(), 0),
-      keysSince: templateOf(db.selectFrom('usage_log').select('request_id').where('id', '>', slot(0)).compile(), 1),
-      key: USAGE_COLUMNS.indexOf('request_id'),
-    },
+    insertLedger: await freshInsert('ledger', LEDGER_COLUMNS, 'entry_key'),
+    insertUsage: await freshInsert('usage_log', USAGE_COLUMNS, 'request_id'),
     upsertRollups: upsertRollups as [ByRowCount, ByRowCount],
     nextSeq: templateOf(
       db

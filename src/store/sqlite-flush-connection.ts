@@ -27,8 +27,8 @@ export function sqliteFlushConnection(database: DatabaseSync): FlushConnection {
     return [];
   };
   // without RETURNING; when some rows were already there, the ones written are those above the
-  // largest id before the statement (the flush holds the write lock; an id is never reused, but
-  // one may be spent on a row that conflicts, so the count does not give the range)
+  // largest id before the statement (the flush holds the write lock, and a new row's id is above
+  // every id in the table; a row that conflicts may spend one, so the count does not give the range)
   const insertFresh: InsertFresh = async (insert, rows) => {
     const before = (await run<[number | null]>(insert.lastId, [[]]))[0]?.[0] ?? 0;
     const template = insert.quiet[rows.length]!;
