@@ -40,7 +40,10 @@ export function sqliteFlushConnection(database: DatabaseSync): FlushConnection {
   };
   return {
     async transaction(body) {
-      database.exec('begin');
+      // the write lock from the start: a transaction that reads first (FreshInsert.lastId) and
+      // writes after another connection committed is refused at once (SQLITE_BUSY_SNAPSHOT), not
+      // made to wait; the main thread's connection writes to the same file
+      database.exec('begin immediate');
       try {
         const result = await body(run, insertFresh);
         database.exec('commit');
