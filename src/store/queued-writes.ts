@@ -1,5 +1,6 @@
 import { LineBuffer } from './json-lines.ts';
-import { entryLines, usageLines, usageList, usageRowText, type LedgerEntry, type QueuedUsageRow, type WriteBatch } from './ledger-rows.ts';
+import { encodeUsageRow, entryLines, usageLines, usageList, type LedgerEntry, type QueuedUsageRow, type WriteBatch } from './ledger-rows.ts';
+import type { NewUsageRow } from './schema.ts';
 
 /** A batch as the queue hands it over (its key touches are the state sync's). */
 export type QueuedBatch = Omit<WriteBatch, 'touches'>;
@@ -34,8 +35,9 @@ export class QueuedWrites {
     if (this.encodedEntries) this.encodedEntries.push(json ?? JSON.stringify(entry));
   }
 
-  addUsage(row: QueuedUsageRow): void {
-    if (this.usageLines) this.usageLines.push(usageRowText(row));
+  /** `logged`: the row's text as the settlement log keeps it (the row must not change after it): queued as it is, when the queue is encoded */
+  addUsage(row: NewUsageRow, logged: string | undefined): void {
+    if (this.usageLines) this.usageLines.push(logged ?? encodeUsageRow(row));
     else this.usage.push(row);
   }
 

@@ -173,7 +173,7 @@ export class StateSync {
     const logged = (row as LoggedUsageRow)[loggedAs];
     if (logged === undefined) this.guard.usage(row);
     if (this.queuedSince === 0) this.queuedSince = Date.now();
-    this.queue.addUsage(this.flusher.takesEncodedRows ? (logged ?? encodeUsageRow(row)) : row);
+    this.queue.addUsage(row, logged);
   }
 
   touchKey(keyId: string, lastUsedAt: number): void {

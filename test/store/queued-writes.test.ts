@@ -20,7 +20,7 @@ test('encoded: entries with their JSON and usage rows as their texts, taken whol
   for (let n = 1; n <= 300; n++) {
     queue.addEntry(entry(n), n % 3 ? JSON.stringify(entry(n)) : undefined);
     // a row queued as an object is encoded as the flush thread binds it
-    queue.addUsage(n % 2 ? encodeUsageRow(usage(n)) : usage(n));
+    queue.addUsage(usage(n), n % 2 ? encodeUsageRow(usage(n)) : undefined);
   }
   assert.equal(queue.rows, 600);
   const batch = queue.take();
@@ -35,10 +35,10 @@ test('encoded: entries with their JSON and usage rows as their texts, taken whol
 test('a batch put back goes ahead of what was queued since; entries to retry go first', () => {
   const queue = new QueuedWrites(true);
   queue.addEntry(entry(1), undefined);
-  queue.addUsage(usage(1));
+  queue.addUsage(usage(1), undefined);
   const first = queue.take();
   queue.addEntry(entry(2), undefined);
-  queue.addUsage(usage(2));
+  queue.addUsage(usage(2), undefined);
   queue.putBack(first);
   queue.putBackEntries([entry(0)]);
   const again = queue.take();
@@ -53,10 +53,10 @@ test('a batch put back goes ahead of what was queued since; entries to retry go 
 test('not encoded: rows stay the objects queued, and go back in order', () => {
   const queue = new QueuedWrites(false);
   queue.addEntry(entry(1), undefined);
-  queue.addUsage(usage(1));
+  queue.addUsage(usage(1), undefined);
   const first = queue.take();
   assert.equal(first.encodedEntries, undefined);
-  queue.addUsage(usage(2));
+  queue.addUsage(usage(2), undefined);
   queue.putBack(first);
   assert.deepEqual(queue.take(), { entries: [entry(1)], usage: [usage(1), usage(2)] });
 });
@@ -77,7 +77,7 @@ test('the bytes of a batch stay as taken until it is done; then its buffer is wr
   const fill = (from: number) => {
     for (let n = from; n < from + 50; n++) {
       queue.addEntry(entry(n), undefined);
-      queue.addUsage(usage(n));
+      queue.addUsage(usage(n), undefined);
     }
   };
   const usageBytes = (batch: ReturnType<QueuedWrites['take']>) => (batch.usage as JsonLines).bytes;
