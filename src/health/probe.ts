@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { timeoutSignal } from '../core/timeout-signal.ts';
 import { authHeaders } from '../pipeline/auth-headers.ts';
 import type { ProviderRuntime } from '../pipeline/router.ts';
 import type { UpstreamClient } from '../pipeline/upstream-client.ts';
@@ -42,7 +43,7 @@ export async function sendProbe(upstream: UpstreamClient, runtime: ProviderRunti
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    const response = await upstream.send(runtime.upstream, { ...request, signal: AbortSignal.timeout(timeoutMs) });
+    const response = await upstream.send(runtime.upstream, { ...request, signal: timeoutSignal(timeoutMs) });
     const body = await response.body.readAll(BODY_LIMIT);
     return { status: response.status, headers: response.headers, body, latency_ms: elapsed(), error: null };
   } catch (error) {

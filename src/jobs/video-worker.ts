@@ -4,6 +4,7 @@ import type { SharedHold } from '../billing/shared-holds.ts';
 import { usageRow } from '../billing/usage-row.ts';
 import { priceOf } from '../core/pricing.ts';
 import type { VideoPoll } from '../core/ir/media.ts';
+import { timeoutSignal } from '../core/timeout-signal.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
 import { measureBytes } from '../media/audio-duration.ts';
 import { authHeaders } from '../pipeline/auth-headers.ts';
@@ -185,7 +186,7 @@ export class VideoWorker {
       method: request.method ?? 'GET',
       path: request.path,
       headers: { ...authHeaders(provider.adapter.manifest.auth, provider.record.apiKey), ...request.headers },
-      signal: AbortSignal.timeout(this.options.requestTimeoutMs),
+      signal: timeoutSignal(this.options.requestTimeoutMs),
       firstByteMs: this.options.requestTimeoutMs,
     });
   }
