@@ -1,5 +1,5 @@
-// Where a loaded gateway's CPU goes, by thread: each thread's utime + stime from
-// /proc/<pid>/task/<tid>/stat over one measured run at 64 connections against the 50 ms upstream
+// Where a loaded gateway's CPU goes, by thread: each thread's time on a CPU from
+// /proc/<pid>/task/<tid>/schedstat over one measured run at 64 connections against the 50 ms upstream
 // (the gateway is pinned to one core: its threads share it), after the bench's warm-up.
 //
 //   node bench/thread-cpu.ts            AB_MODE json | stream (default json), AB_LATENCY (upstream
@@ -14,7 +14,6 @@ import { createTmp, removeTmp } from './workspace.ts';
 import { measuredRun, warmUp } from './wrk.ts';
 
 const mode = (process.env.AB_MODE ?? 'json') as Mode;
-const TICK_US = 10_000;
 const connections = Number(process.env.AB_CONNECTIONS ?? 64);
 
 function switches(pid: number): Map<string, number> {
@@ -36,10 +35,10 @@ function threads(pid: number): Map<string, number> {
   const out = new Map<string, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(`${name}#${tid}`, (Number(fields[11]) + Number(fields[12])) * TICK_US);
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      // schedstat's first field: the thread's time on a CPU in ns, exact (stat's utime + stime count 10-ms ticks)
+      const onCpuNs = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      out.set(`${name}#${tid}`, onCpuNs / 1000);
     } catch {
       // the thread ended
     }
