@@ -94,7 +94,7 @@ export function usageLines(usage: WriteBatch['usage']): JsonLines {
 }
 
 /** A queued usage row as encodeUsageRow's text. */
-export function usageRowText(queued: QueuedUsageRow): string {
+function usageRowText(queued: QueuedUsageRow): string {
   return typeof queued === 'string' ? queued : encodeUsageRow(queued);
 }
 
