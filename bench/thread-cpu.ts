@@ -2,14 +2,18 @@
 // /proc/<pid>/task/<tid>/schedstat over one measured run at 64 connections against the 50 ms upstream
 // (the gateway is pinned to one core: its threads share it), after the bench's warm-up.
 //
+// Beside each thread, the share of its time in the kernel (stat's stime over utime + stime, 10-ms ticks).
+//
 //   node bench/thread-cpu.ts            AB_MODE json | stream (default json), AB_LATENCY (upstream
-//                                       ms, 50), AB_CONNECTIONS (the measured run's, 64)
+//                                       ms, 50), AB_CONNECTIONS (the measured run's, 64),
+//                                       AB_TARGET gateway | relay (bench/bare-relay.ts; default gateway)
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { gcDelta, gcTotals, startGateway } from './gateway.ts';
 import { stop } from './processes.ts';
 import type { Mode } from './results.ts';
-import { startSimulator } from './servers.ts';
+import { SIM_KEY } from './settings.ts';
+import { startRelay, startSimulator } from './servers.ts';
 import { createTmp, removeTmp } from './workspace.ts';
 import { measuredRun, warmUp } from './wrk.ts';
 
@@ -24,6 +28,21 @@ function switches(pid: number): Map<string, number> {
       const name = /Name:\s+(\S+)/.exec(status)?.[1] ?? '?';
       const count = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
       out.set(`${name}#${tid}`, count('voluntary_ctxt_switches') + count('nonvoluntary_ctxt_switches'));
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
+/** Each thread's user and system ticks (stat's fields 14 and 15, after the name in parentheses). */
+function ticks(pid: number): Map<string, { user: number; system: number }> {
+  const out = new Map<string, { user: number; system: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      out.set(`${name}#${tid}`, { user: Number(fields[11]), system: Number(fields[12]) });
     } catch {
       // the thread ended
     }
@@ -49,7 +68,10 @@ function threads(pid: number): Map<string, number> {
 createTmp();
 const sim = await startSimulator(Number(process.env.AB_LATENCY ?? 50));
 try {
-  const gateway = await startGateway(sim);
+  const gateway =
+    process.env.AB_TARGET === 'relay'
+      ? await startRelay(sim).then((relay) => ({ ...relay, origin: '', authorization: `Bearer ${SIM_KEY}` }))
+      : await startGateway(sim);
   try {
     await warmUp(gateway.chatUrl, gateway.authorization, mode, 64);
     // diagnosis: lower the scheduling priority of the named threads (RENICE="WorkerThread:19,V8Worker:10")
@@ -60,18 +82,25 @@ try {
       }
     }
     const before = threads(gateway.pid);
+    const ticks0 = ticks(gateway.pid);
     const switches0 = switches(gateway.pid);
-    const gc0 = await gcTotals(gateway.origin);
+    const gc0 = gateway.origin ? await gcTotals(gateway.origin) : undefined;
     const run = await measuredRun(gateway.chatUrl, gateway.authorization, mode, connections, sim, gateway.pid);
-    const gc = gcDelta(gc0, await gcTotals(gateway.origin));
+    const gc = gateway.origin ? gcDelta(gc0, await gcTotals(gateway.origin)) : undefined;
     const after = threads(gateway.pid);
+    const ticks1 = ticks(gateway.pid);
     const switches1 = switches(gateway.pid);
     const requests = run.result.requests;
     process.stdout.write(`${requests} requests, ${(run.gatewayUs / requests).toFixed(0)} µs CPU/request, p50 ${run.result.p50Ms.toFixed(2)} p99 ${run.result.p99Ms.toFixed(2)} ms, GC ${JSON.stringify(gc)}, other load ${(run.otherLoadCores * 100).toFixed(0)}%\n`);
     for (const [name, us] of [...after].sort((a, b) => b[1] - a[1])) {
       const used = us - (before.get(name) ?? 0);
       const woke = (switches1.get(name) ?? 0) - (switches0.get(name) ?? 0);
-      if (used > 0) process.stdout.write(`  ${name.padEnd(28)} ${(used / requests).toFixed(1).padStart(7)} µs/request  ${(woke / requests).toFixed(2)} context switches/request\n`);
+      const t0 = ticks0.get(name) ?? { user: 0, system: 0 };
+      const t1 = ticks1.get(name) ?? t0;
+      const user = t1.user - t0.user;
+      const system = t1.system - t0.system;
+      const kernel = user + system > 0 ? `${Math.round((100 * system) / (user + system))} % in the kernel` : '';
+      if (used > 0) process.stdout.write(`  ${name.padEnd(28)} ${(used / requests).toFixed(1).padStart(7)} µs/request  ${(woke / requests).toFixed(2)} context switches/request  ${kernel}\n`);
     }
   } finally {
     await stop(gateway.child);
