@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { LineBatch } from './line-batch.ts';
+import { isoTime } from './log-time.ts';
 
 /** Lines wait in memory until they hold this many characters (or the next second) before one write(2). */
 const BUFFER_CHARS = 8 * 1024;
@@ -26,7 +27,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     {
       level,
       base: { service: 'modelgate' },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
       redact: {
         paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers["x-goog-api-key"]', '*.apiKey', '*.api_key', 'apiKey', 'api_key'],
         censor: '[redacted]',
