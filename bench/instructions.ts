@@ -13,11 +13,18 @@
 //                                          (default 1500), INSTR_WARMUP (2500), the first of BENCH_MODES,
 //                                          INSTR_CONNECTIONS (8), INSTR_LATENCY_MS (0: the upstream's
 //                                          delay; with one connection the gateway meets each
-//                                          request alone, as on a core that idles between answers)
+//                                          request alone, as on a core that idles between answers),
+//                                          INSTR_RELAY_NODE_ARGS (node's options for the relay),
+//                                          INSTR_TOP (0: the event loop's N costliest functions by
+//                                          their own instructions; JIT code is named when node is given
+//                                          --perf-basic-prof-only-functions, in BENCH_NODE_ARGS for a
+//                                          gateway — with the bench's --max-semi-space-size=8 — or
+//                                          INSTR_RELAY_NODE_ARGS)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
+import { topFunctions, type FunctionCost } from './callgrind-functions.ts';
 import { startGateway } from './gateway.ts';
 import { cleanEnv, firstLine, requireTool, stop, track } from './processes.ts';
 import type { Mode } from './results.ts';
@@ -31,6 +38,9 @@ const warmup = numberEnv('INSTR_WARMUP', 2500);
 const mode = (modes[0] ?? 'json') as Mode;
 const CONNECTIONS = numberEnv('INSTR_CONNECTIONS', 8);
 const LATENCY_MS = numberEnv('INSTR_LATENCY_MS', 0);
+/** node's options for the relay (the gateway's are BENCH_NODE_ARGS): --perf-basic-prof-only-functions names its JIT code */
+const top = numberEnv('INSTR_TOP', 0);
+const relayNodeArgs = (process.env.INSTR_RELAY_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
 
 requireTool('valgrind', 'sudo apt-get install -y valgrind');
 
@@ -72,8 +82,8 @@ async function send(gateway: Measured, count: number): Promise<void> {
 /** callgrind_control finds the process by names that include $HOST, which the gateway's environment sets to its address. */
 const control = (command: string, pid: number) => execFileSync('callgrind_control', [command, String(pid)], { env: { ...process.env, HOST: '127.0.0.1' }, stdio: 'ignore' });
 
-/** Instructions per request by thread name (threads of one name summed), from the dump callgrind wrote per thread. */
-async function measure(revision: string, n: number, sim: Simulator): Promise<Map<string, number>> {
+/** Instructions per request by thread name (threads of one name summed), from the dump callgrind wrote per thread; the event loop's costliest functions (INSTR_TOP). */
+async function measure(revision: string, n: number, sim: Simulator): Promise<{ byThread: Map<string, number>; functions: FunctionCost[] }> {
   const out = join(tmp, `callgrind-${n}`);
   const prefix = ['valgrind', '--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${out}.%p`];
   const gateway = revision === 'relay' ? await startRelayUnder(prefix, sim) : await startGateway(sim, {}, true, { prefix, main: gatewayEntry(codeOf(revision, n)), readyTimeoutMs: 600_000 });
@@ -104,14 +114,16 @@ async function measure(revision: string, n: number, sim: Simulator): Promise<Map
       const name = names[thread - 1] ?? `thread ${thread}`;
       byThread.set(name, (byThread.get(name) ?? 0) + total / requests);
     }
-    return byThread;
+    const functions = top > 0 ? topFunctions(join(tmp, `callgrind-${n}.${gateway.pid}.1-01`), `/tmp/perf-${gateway.pid}.map`, top) : [];
+    return { byThread, functions };
   } finally {
     await stop(gateway.child, 60_000);
+    rmSync(`/tmp/perf-${gateway.pid}.map`, { force: true });
   }
 }
 
 async function startRelayUnder(prefix: string[], sim: Simulator): Promise<Measured> {
-  const args = [...prefix.slice(1), process.execPath, join(ROOT, 'bench', 'bare-relay.ts'), new URL(sim.baseUrl).origin, '0'];
+  const args = [...prefix.slice(1), process.execPath, ...relayNodeArgs, join(ROOT, 'bench', 'bare-relay.ts'), new URL(sim.baseUrl).origin, '0'];
   // HOST as for the gateway: callgrind_control looks the process up by it; the relay forwards the key to the simulator
   const child = track(spawn(prefix[0]!, args, { cwd: ROOT, env: cleanEnv({ ...upstreamTrust(sim), HOST: '127.0.0.1' }), stdio: ['ignore', 'pipe', 'ignore'] }));
   const { port } = JSON.parse(await firstLine(child, 'the bare relay')) as { port: number };
@@ -123,13 +135,19 @@ try {
   const sim = await startSimulator(LATENCY_MS);
   try {
     process.stderr.write(`instructions: ${revisions.join(', ')} under callgrind, ${warmup} requests to warm up, then ${requests} counted (${mode})…\n`);
-    const counts = await Promise.all(revisions.map((revision, n) => measure(revision, n, sim)));
+    const measured = await Promise.all(revisions.map((revision, n) => measure(revision, n, sim)));
+    const counts = measured.map((m) => m.byThread);
     const threads = [...new Set(counts.flatMap((c) => [...c.keys()]))].sort((a, b) => (counts[0]!.get(b) ?? 0) - (counts[0]!.get(a) ?? 0));
     const k = (value: number) => (value / 1000).toFixed(1);
     const rows = threads.filter((t) => counts.some((c) => (c.get(t) ?? 0) >= 100)).map((t) => `| ${t} | ${counts.map((c) => k(c.get(t) ?? 0)).join(' | ')} |`);
     const totals = counts.map((c) => [...c.values()].reduce((a, b) => a + b, 0));
     process.stdout.write(`\nthousands of instructions per request (${mode}, ${LATENCY_MS} ms upstream, ${CONNECTIONS} connections)\n\n`);
     process.stdout.write(`| thread | ${revisions.join(' | ')} |\n|---|${revisions.map(() => '--:|').join('')}\n${rows.join('\n')}\n| **in all** | ${totals.map((t) => `**${k(t)}**`).join(' | ')} |\n`);
+    measured.forEach(({ functions }, n) => {
+      if (functions.length === 0) return;
+      process.stdout.write(`\n${revisions[n]}: the event loop's functions by their own instructions (thousands a request)\n\n`);
+      for (const f of functions) process.stdout.write(`${k(f.instructions / requests).padStart(7)}  ${f.name.slice(0, 160)}\n`);
+    });
   } finally {
     await stop(sim.child);
   }
