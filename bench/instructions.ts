@@ -38,8 +38,8 @@ const warmup = numberEnv('INSTR_WARMUP', 2500);
 const mode = (modes[0] ?? 'json') as Mode;
 const CONNECTIONS = numberEnv('INSTR_CONNECTIONS', 8);
 const LATENCY_MS = numberEnv('INSTR_LATENCY_MS', 0);
-/** node's options for the relay (the gateway's are BENCH_NODE_ARGS): --perf-basic-prof-only-functions names its JIT code */
 const top = numberEnv('INSTR_TOP', 0);
+/** node's options for the relay (the gateway's are BENCH_NODE_ARGS): --perf-basic-prof-only-functions names its JIT code */
 const relayNodeArgs = (process.env.INSTR_RELAY_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
 
 requireTool('valgrind', 'sudo apt-get install -y valgrind');

@@ -41,7 +41,8 @@ function ticks(pid: number): Map<string, { user: number; system: number }> {
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
       out.set(`${name}#${tid}`, { user: Number(fields[11]), system: Number(fields[12]) });
     } catch {
       // the thread ended
