@@ -69,9 +69,10 @@ function threads(pid: number): Map<string, number> {
 createTmp();
 const sim = await startSimulator(Number(process.env.AB_LATENCY ?? 50));
 try {
+  // the relay forwards the simulator's key and has no /metrics to read collections from
   const gateway =
     process.env.AB_TARGET === 'relay'
-      ? await startRelay(sim).then((relay) => ({ ...relay, origin: '', authorization: `Bearer ${SIM_KEY}` }))
+      ? await startRelay(sim).then((relay) => ({ ...relay, origin: undefined, authorization: `Bearer ${SIM_KEY}` }))
       : await startGateway(sim);
   try {
     await warmUp(gateway.chatUrl, gateway.authorization, mode, 64);
@@ -85,9 +86,9 @@ try {
     const before = threads(gateway.pid);
     const ticks0 = ticks(gateway.pid);
     const switches0 = switches(gateway.pid);
-    const gc0 = gateway.origin ? await gcTotals(gateway.origin) : undefined;
+    const gc0 = gateway.origin === undefined ? undefined : await gcTotals(gateway.origin);
     const run = await measuredRun(gateway.chatUrl, gateway.authorization, mode, connections, sim, gateway.pid);
-    const gc = gateway.origin ? gcDelta(gc0, await gcTotals(gateway.origin)) : undefined;
+    const gc = gateway.origin === undefined ? undefined : gcDelta(gc0, await gcTotals(gateway.origin));
     const after = threads(gateway.pid);
     const ticks1 = ticks(gateway.pid);
     const switches1 = switches(gateway.pid);

@@ -218,6 +218,8 @@ export function classify(error: unknown): Error {
   const code = (error as { code?: string } | null)?.code ?? '';
   const name = (error as { name?: string } | null)?.name ?? '';
   if (name === 'AbortError' || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR') return error as Error;
+  // a signal on a timer (a health probe's, a video poll's) aborts with a TimeoutError, not an AbortError
+  if (name === 'TimeoutError') return new UpstreamTransportError('timeout', 'upstream timed out');
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return new UpstreamTransportError('connect', 'connect timeout');
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new UpstreamTransportError('timeout', 'upstream timed out');
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') {
