@@ -3,6 +3,7 @@ import { timeoutSignal } from '../core/timeout-signal.ts';
 import { authHeaders } from '../pipeline/auth-headers.ts';
 import type { ProviderRuntime } from '../pipeline/router.ts';
 import type { UpstreamClient } from '../pipeline/upstream-client.ts';
+import { bufferView } from '../core/buffer-view.ts';
 
 /** One health probe's outcome, as kept in a provider's history and shown in the console. */
 export interface ProbeResult {
@@ -72,7 +73,7 @@ export async function runHealthProbe(upstream: UpstreamClient, runtime: Provider
 
 /** The upstream's own error message (every family nests it as error.message), else the body's start. */
 function errorText(body: Uint8Array): string {
-  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  const text = bufferView(body).toString('utf8');
   try {
     const parsed = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
     const message = typeof parsed.error === 'object' ? parsed.error?.message : (parsed.error ?? parsed.message);

@@ -1,5 +1,6 @@
 import { nanoToUsd, usdString } from '../core/money.ts';
 import type { RequestOutcome } from './types.ts';
+import { bufferView } from '../core/buffer-view.ts';
 
 /**
  * The settled charge, told to the client (contract §4): `x-modelgate-cost` on a non-streamed
@@ -22,6 +23,7 @@ function costMembers(outcome: Costed): string {
 }
 
 const USAGE_KEY = '"usage"';
+const USAGE_KEY_BYTES = Buffer.from(USAGE_KEY);
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 const COLON = 0x3a;
@@ -60,8 +62,8 @@ export function withCost(text: string | Uint8Array, outcome: Costed): string | U
     if (!slot) return text;
     return text.slice(0, slot.at) + costMembers(outcome) + (slot.empty ? '' : ',') + text.slice(slot.at);
   }
-  const bytes = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
-  const key = bytes.lastIndexOf(USAGE_KEY);
+  const bytes = bufferView(text);
+  const key = bytes.lastIndexOf(USAGE_KEY_BYTES);
   const slot = key < 0 ? undefined : usageSlot(key, (i) => bytes[i], bytes.length);
   if (!slot) return text;
   return Buffer.concat([bytes.subarray(0, slot.at), Buffer.from(costMembers(outcome) + (slot.empty ? '' : ',')), bytes.subarray(slot.at)]);

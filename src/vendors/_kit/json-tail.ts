@@ -3,6 +3,8 @@
 // answer for 2,048 inputs is ~66 MB of numbers, and parsing all of it (after decoding it into a
 // string) held the event loop for ~200 ms on the benchmark VM — every other request waited.
 
+import { bufferView } from '../../core/buffer-view.ts';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
@@ -11,6 +13,14 @@ const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
+
+/** `"key"` as bytes, made once per key (a text needle is encoded on every search) */
+const quotedKeys = new Map<string, Buffer>();
+function quoted(key: string): Buffer {
+  let bytes = quotedKeys.get(key);
+  if (!bytes) quotedKeys.set(key, (bytes = Buffer.from(`"${key}"`)));
+  return bytes;
+}
 
 function isSpace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
@@ -50,8 +60,8 @@ function closingBracket(bytes: Uint8Array, from: number): number {
  * vendor sent it.
  */
 export function topLevelMemberFromEnd(raw: Uint8Array, key: string): unknown {
-  const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-  const at = bytes.lastIndexOf(`"${key}"`);
+  const bytes = bufferView(raw);
+  const at = bytes.lastIndexOf(quoted(key));
   if (at < 0) return undefined;
   let before = at - 1;
   while (isSpace(bytes[before])) before--;

@@ -1,6 +1,7 @@
 // Readers for upstream JSON, which enters as `unknown`: each returns the value when it has the
 // expected type and a neutral fallback otherwise, so a vendor adding or dropping a field never
 // throws inside a codec.
+import { bufferView } from '../../core/buffer-view.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -40,5 +41,5 @@ export function parseJsonBytes(bytes: Uint8Array): unknown {
 
 /** The bytes as UTF-8 text, read in place (Buffer.from(bytes) would copy them first). */
 export function utf8Text(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  return bufferView(bytes).toString('utf8');
 }

@@ -5,6 +5,7 @@ import { countTextTokens, type TextCounter } from '../../core/tokens/token-count
 import { SseDecoder, sseData, type SseEvent } from '../../core/sse.ts';
 import { DeliveredEvents } from './delivered-events.ts';
 import { fromOpenAIUsage, toOpenAIUsage } from './usage.ts';
+import { bufferView } from '../../core/buffer-view.ts';
 
 const DONE = sseData('[DONE]');
 const STARTS_WITH_ERROR = /^\s*\{\s*"error"\s*:/;
@@ -118,7 +119,7 @@ export class OpenAIPassthroughRelay implements StreamRelay {
    * unusual shape) is decoded, through onEvent. A stream with CR line ends goes to text.
    */
   onChunk(chunk: Uint8Array): Uint8Array | string {
-    const bytes = this.rest ? Buffer.concat([this.rest, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const bytes = this.rest ? Buffer.concat([this.rest, chunk]) : bufferView(chunk);
     this.rest = undefined;
     if (this.text || bytes.includes(CR)) return relayEvents(this, (this.text ??= new SseDecoder()).push(bytes));
     const out: Array<Uint8Array | string> = [];
