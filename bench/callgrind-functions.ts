@@ -8,11 +8,8 @@ export interface FunctionCost {
   instructions: number;
 }
 
-/**
- * Each function's own instructions in a callgrind file (format: valgrind's "Callgrind Format"),
- * and each call's inclusive instructions by caller and callee (`caller\0callee`).
- */
-function costsOf(file: string): { self: Map<string, number>; calls: Map<string, number> } {
+/** Each function's own instructions in a callgrind file (format: valgrind's "Callgrind Format"). */
+function selfCosts(file: string): Map<string, number> {
   const names = new Map<string, string>();
   // "(12) name" defines id 12 of its kind; "(12)" refers to it
   const named = (kind: string, text: string) => {
@@ -22,28 +19,22 @@ function costsOf(file: string): { self: Map<string, number>; calls: Map<string, 
     if (match[2] !== undefined) names.set(key, match[2]);
     return names.get(key) ?? text;
   };
-  const self = new Map<string, number>();
-  const calls = new Map<string, number>();
+  const costs = new Map<string, number>();
   let fn = '';
-  let callee = '';
   let callCostNext = false;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     const eq = line.indexOf('=');
     const key = eq > 0 ? line.slice(0, eq) : '';
     if (key === 'fn') fn = named('fn', line.slice(3));
-    else if (key === 'cfn') callee = named('fn', line.slice(4));
+    else if (key === 'cfn') named('fn', line.slice(4));
     else if (key === 'calls') callCostNext = true;
     else if (/^[0-9+\-*]/.test(line)) {
-      const cost = Number(line.split(' ')[1] ?? 0);
       // the line after calls= is the call's inclusive cost, not the caller's own
-      if (callCostNext) {
-        callCostNext = false;
-        const pair = `${fn}\0${callee}`;
-        calls.set(pair, (calls.get(pair) ?? 0) + cost);
-      } else self.set(fn, (self.get(fn) ?? 0) + cost);
+      if (callCostNext) callCostNext = false;
+      else costs.set(fn, (costs.get(fn) ?? 0) + Number(line.split(' ')[1] ?? 0));
     }
   }
-  return { self, calls };
+  return costs;
 }
 
 /** JIT code's names by address, from node's perf map (empty when node wrote none). */
@@ -61,67 +52,27 @@ function perfMap(path: string): { starts: number[]; ends: number[]; names: strin
   return { starts: rows.map((r) => r.start), ends: rows.map((r) => r.end), names: rows.map((r) => r.name) };
 }
 
-/** A function's name: JIT code's address looked up in the perf map. */
-function namer(perfMapPath: string): (fn: string) => string {
+/** The `top` functions by their own instructions, JIT code named (and summed by name) where the map knows it. */
+export function topFunctions(callgrindFile: string, perfMapPath: string, top: number): FunctionCost[] {
   const map = perfMap(perfMapPath);
-  return (fn) => {
-    if (!/^0x[0-9a-f]+$/.test(fn)) return fn;
-    const address = Number.parseInt(fn, 16);
-    let low = 0;
-    let high = map.starts.length - 1;
-    while (low <= high) {
-      const mid = (low + high) >> 1;
-      if (map.starts[mid]! <= address) low = mid + 1;
-      else high = mid - 1;
+  const byName = new Map<string, number>();
+  for (const [fn, instructions] of selfCosts(callgrindFile)) {
+    let name = fn;
+    if (/^0x[0-9a-f]+$/.test(fn)) {
+      const address = Number.parseInt(fn, 16);
+      let low = 0;
+      let high = map.starts.length - 1;
+      while (low <= high) {
+        const mid = (low + high) >> 1;
+        if (map.starts[mid]! <= address) low = mid + 1;
+        else high = mid - 1;
+      }
+      if (high >= 0 && address < map.ends[high]!) name = map.names[high]!;
     }
-    return high >= 0 && address < map.ends[high]! ? map.names[high]! : fn;
-  };
-}
-
-const ranked = (byName: Map<string, number>, top: number): FunctionCost[] =>
-  [...byName]
+    byName.set(name, (byName.get(name) ?? 0) + instructions);
+  }
+  return [...byName]
     .map(([name, instructions]) => ({ name, instructions }))
     .sort((a, b) => b.instructions - a.instructions)
     .slice(0, top);
-
-/** The `top` functions by their own instructions, JIT code named (and summed by name) where the map knows it. */
-export function topFunctions(callgrindFile: string, perfMapPath: string, top: number): FunctionCost[] {
-  const name = namer(perfMapPath);
-  const byName = new Map<string, number>();
-  for (const [fn, instructions] of costsOf(callgrindFile).self) byName.set(name(fn), (byName.get(name(fn)) ?? 0) + instructions);
-  return ranked(byName, top);
-}
-
-/**
- * The `top` functions by their inclusive instructions: their own and those of every call they
- * made (a function's calls to itself not counted twice; through other functions, recursion is).
- * Names the gateway's code paths that cost most with everything they cause, GC on allocation too.
- */
-export function topInclusive(callgrindFile: string, perfMapPath: string, top: number): FunctionCost[] {
-  const name = namer(perfMapPath);
-  const { self, calls } = costsOf(callgrindFile);
-  const byName = new Map<string, number>();
-  const add = (fn: string, instructions: number) => byName.set(fn, (byName.get(fn) ?? 0) + instructions);
-  for (const [fn, instructions] of self) add(name(fn), instructions);
-  for (const [pair, instructions] of calls) {
-    const [from, to] = pair.split('\0') as [string, string];
-    if (name(from) !== name(to)) add(name(from), instructions);
-  }
-  return ranked(byName, top);
-}
-
-/**
- * The `top` callers of the functions whose name matches `callee`, by the instructions their calls
- * into them took (the callees' own and everything they called in turn): who pays for JSON, say.
- */
-export function topCallers(callgrindFile: string, perfMapPath: string, callee: RegExp, top: number): FunctionCost[] {
-  const name = namer(perfMapPath);
-  const byName = new Map<string, number>();
-  for (const [pair, instructions] of costsOf(callgrindFile).calls) {
-    const [from, to] = pair.split('\0') as [string, string];
-    const caller = name(from);
-    if (!callee.test(name(to)) || callee.test(caller)) continue;
-    byName.set(caller, (byName.get(caller) ?? 0) + instructions);
-  }
-  return ranked(byName, top);
 }

@@ -19,16 +19,16 @@
 //                                          their own instructions; JIT code is named when node is given
 //                                          --perf-basic-prof-only-functions, in BENCH_NODE_ARGS for a
 //                                          gateway — with the bench's --max-semi-space-size=8 — or
-//                                          INSTR_RELAY_NODE_ARGS), INSTR_CALLERS (a regular expression:
-//                                          the event loop's functions that call functions of such names,
-//                                          by the instructions those calls took, e.g. "Json" for who
-//                                          pays for JSON), INSTR_INCLUSIVE (0: the event loop's N
-//                                          costliest functions with all they called)
+//                                          INSTR_RELAY_NODE_ARGS), INSTR_KEEP (a folder: the event
+//                                          loop's callgrind file and node's perf map are copied there,
+//                                          for a second look; only each function's own instructions
+//                                          are figures: callgrind's sums with callees are not, for V8's
+//                                          code, whose calls and returns do not pair up)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { topCallers, topFunctions, topInclusive, type FunctionCost } from './callgrind-functions.ts';
+import { topFunctions, type FunctionCost } from './callgrind-functions.ts';
 import { startGateway } from './gateway.ts';
 import { cleanEnv, firstLine, requireTool, stop, track } from './processes.ts';
 import type { Mode } from './results.ts';
@@ -43,8 +43,7 @@ const mode = (modes[0] ?? 'json') as Mode;
 const CONNECTIONS = numberEnv('INSTR_CONNECTIONS', 8);
 const LATENCY_MS = numberEnv('INSTR_LATENCY_MS', 0);
 const top = numberEnv('INSTR_TOP', 0);
-const inclusive = numberEnv('INSTR_INCLUSIVE', 0);
-const callersOf = process.env.INSTR_CALLERS ? new RegExp(process.env.INSTR_CALLERS) : undefined;
+const keepIn = process.env.INSTR_KEEP;
 /** node's options for the relay (the gateway's are BENCH_NODE_ARGS): --perf-basic-prof-only-functions names its JIT code */
 const relayNodeArgs = (process.env.INSTR_RELAY_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
 
@@ -89,7 +88,7 @@ async function send(gateway: Measured, count: number): Promise<void> {
 const control = (command: string, pid: number) => execFileSync('callgrind_control', [command, String(pid)], { env: { ...process.env, HOST: '127.0.0.1' }, stdio: 'ignore' });
 
 /** Instructions per request by thread name (threads of one name summed), from the dump callgrind wrote per thread; the event loop's costliest functions (INSTR_TOP). */
-async function measure(revision: string, n: number, sim: Simulator): Promise<{ byThread: Map<string, number>; functions: FunctionCost[]; withCallees: FunctionCost[]; callers: FunctionCost[] }> {
+async function measure(revision: string, n: number, sim: Simulator): Promise<{ byThread: Map<string, number>; functions: FunctionCost[] }> {
   const out = join(tmp, `callgrind-${n}`);
   const prefix = ['valgrind', '--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${out}.%p`];
   const gateway = revision === 'relay' ? await startRelayUnder(prefix, sim) : await startGateway(sim, {}, true, { prefix, main: gatewayEntry(codeOf(revision, n)), readyTimeoutMs: 600_000 });
@@ -122,10 +121,14 @@ async function measure(revision: string, n: number, sim: Simulator): Promise<{ b
     }
     const eventLoop = join(tmp, `callgrind-${n}.${gateway.pid}.1-01`);
     const perfMap = `/tmp/perf-${gateway.pid}.map`;
+    if (keepIn) {
+      mkdirSync(keepIn, { recursive: true });
+      const name = revision === '.' ? 'worktree' : revision.replaceAll('/', '_');
+      copyFileSync(eventLoop, join(keepIn, `callgrind-${name}.out`));
+      if (existsSync(perfMap)) copyFileSync(perfMap, join(keepIn, `perf-${name}.map`));
+    }
     const functions = top > 0 ? topFunctions(eventLoop, perfMap, top) : [];
-    const callers = callersOf ? topCallers(eventLoop, perfMap, callersOf, Math.max(top, 30)) : [];
-    const withCallees = inclusive > 0 ? topInclusive(eventLoop, perfMap, inclusive) : [];
-    return { byThread, functions, withCallees, callers };
+    return { byThread, functions };
   } finally {
     await stop(gateway.child, 60_000);
     rmSync(`/tmp/perf-${gateway.pid}.map`, { force: true });
@@ -153,15 +156,10 @@ try {
     const totals = counts.map((c) => [...c.values()].reduce((a, b) => a + b, 0));
     process.stdout.write(`\nthousands of instructions per request (${mode}, ${LATENCY_MS} ms upstream, ${CONNECTIONS} connections)\n\n`);
     process.stdout.write(`| thread | ${revisions.join(' | ')} |\n|---|${revisions.map(() => '--:|').join('')}\n${rows.join('\n')}\n| **in all** | ${totals.map((t) => `**${k(t)}**`).join(' | ')} |\n`);
-    const list = (title: string, functions: FunctionCost[]) => {
+    measured.forEach(({ functions }, n) => {
       if (functions.length === 0) return;
-      process.stdout.write(`\n${title} (thousands a request)\n\n`);
+      process.stdout.write(`\n${revisions[n]}: the event loop's functions by their own instructions (thousands a request)\n\n`);
       for (const f of functions) process.stdout.write(`${k(f.instructions / requests).padStart(7)}  ${f.name.slice(0, 160)}\n`);
-    };
-    measured.forEach(({ functions, withCallees, callers }, n) => {
-      list(`${revisions[n]}: the event loop's functions by their own instructions`, functions);
-      list(`${revisions[n]}: the event loop's functions by their instructions with those of all they called`, withCallees);
-      list(`${revisions[n]}: the event loop's callers of /${callersOf?.source}/, by the instructions of those calls`, callers);
     });
   } finally {
     await stop(sim.child);
