@@ -22,8 +22,8 @@
 //                                          INSTR_RELAY_NODE_ARGS), INSTR_KEEP (a folder: the event
 //                                          loop's callgrind file and node's perf map are copied there,
 //                                          for a second look; only each function's own instructions
-//                                          are figures: callgrind's sums with callees are not, for V8's
-//                                          code, whose calls and returns do not pair up)
+//                                          are figures: callgrind's sums with callees are unreliable for
+//                                          V8's code, whose calls and returns do not always pair up)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
