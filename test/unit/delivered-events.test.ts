@@ -35,6 +35,36 @@ describe('DeliveredEvents', () => {
     assert.equal(log.lastText(), events.at(-1));
   });
 
+  test("one network chunk's events are noted, then encoded in order when the chunk is settled, another chunk's event or a text event comes, or the log is read", () => {
+    const datas = ['{"a":1,"text":"one"}', '{"a":1,"text":"two"}', '{"a":1,"text":"three"}', '{"a":2,"text":"four"}', '{"a":2,"text":"five"}'];
+    const wire = (list: string[]) => Buffer.from(list.map((d) => `data: ${d}\n\n`).join(''));
+    const spans = (bytes: Buffer) => {
+      const out: Array<[number, number]> = [];
+      for (let at = bytes.indexOf('data: '); at !== -1; at = bytes.indexOf('data: ', at + 1)) out.push([at + 6, bytes.indexOf('\n\n', at)]);
+      return out;
+    };
+    // noted only: counted, the last one readable, every one given back
+    const first = wire(datas.slice(0, 3));
+    const noted = new DeliveredEvents();
+    for (const [start, end] of spans(first)) noted.add(first, start, end);
+    assert.equal(noted.count, 3);
+    assert.equal(noted.lastText(), datas[2]);
+    assert.deepEqual(readBack(noted), datas.slice(0, 3));
+    // across chunks, settled or not, with a text event between: always in order
+    const second = wire(datas.slice(3));
+    const mixed = new DeliveredEvents();
+    for (const [start, end] of spans(first)) mixed.add(first, start, end);
+    mixed.addText('{"a":1,"text":"between"}');
+    mixed.settle();
+    mixed.settle();
+    for (const [start, end] of spans(second)) mixed.add(second, start, end);
+    assert.equal(mixed.count, 6);
+    assert.equal(mixed.lastText(), datas[4]);
+    assert.deepEqual(readBack(mixed), [...datas.slice(0, 3), '{"a":1,"text":"between"}', ...datas.slice(3)]);
+    // read back twice: the same
+    assert.deepEqual(readBack(mixed), [...datas.slice(0, 3), '{"a":1,"text":"between"}', ...datas.slice(3)]);
+  });
+
   test('random events alike and not, across many segments, cut anywhere (inside a UTF-8 sequence too)', () => {
     let seed = 7;
     const random = (n: number) => {

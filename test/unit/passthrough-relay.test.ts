@@ -214,6 +214,30 @@ describe('OpenAIPassthroughRelay', () => {
       assert.equal(relay.deliveredOutputTokens(), countTextTokens('ab'));
     });
 
+    test('a stream that ends in the chunk it came in is counted and closed from that chunk (its events never encoded)', () => {
+      const events = [chunk('gpt-4o-mini', 'The quick'), chunk('gpt-4o-mini', ' brown fox'), chunk('gpt-4o-mini', null), '[DONE]'];
+      const whole = new OpenAIPassthroughRelay(same, true, deltaText);
+      whole.onChunk(Buffer.from(wire(events)));
+      // the same stream one event a network chunk: every chunk's events encoded as it is relayed
+      const split = new OpenAIPassthroughRelay(same, true, deltaText);
+      for (const data of events) split.onChunk(Buffer.from(wire([data])));
+      const settled = { ...emptyUsage(), inputTokens: 5, outputTokens: 4 };
+      for (const relay of [whole, split]) {
+        assert.equal(relay.deliveredOutputTokens(), countTextTokens('The quick brown fox'));
+        const [usageChunk, done] = clientEvents(relay.end().trailer(settled));
+        // the counted usage chunk is shaped as the last event delivered
+        assert.deepEqual(JSON.parse(usageChunk!).id, 'chatcmpl-1');
+        assert.deepEqual(JSON.parse(usageChunk!).usage.completion_tokens, 4);
+        assert.equal(done, '[DONE]');
+      }
+      // a stream still open after its chunk is counted the same (its events encoded at the chunk's end)
+      const open = new OpenAIPassthroughRelay(same, true, deltaText);
+      open.onChunk(Buffer.from(wire(events.slice(0, 2))));
+      open.onChunk(Buffer.from(wire(events.slice(2, 3))));
+      assert.equal(open.deliveredOutputTokens(), countTextTokens('The quick brown fox'));
+      assert.equal(open.end().complete, false);
+    });
+
     test('only a real usage object is looked into: "message":{ and escaped text pass as they came', () => {
       const relay = new OpenAIPassthroughRelay(same, false, deltaText);
       // no space after `data:`: an event the byte path decoded would come out with one

@@ -16,6 +16,11 @@ const MARGIN = 8;
  * ~45 KB per stream of the open-streams bench); a real stream sends dozens of chunks a second.
  *
  * Read back in order only (rare: a count), by rebuilding each event from the one before.
+ *
+ * The events of the network chunk being relayed are only noted (where they are in it) and
+ * encoded when the relay is done with that chunk (`settle`): a stream that ends with its usage
+ * in the same chunk — a fast upstream's whole answer often comes in one read — is never encoded,
+ * and its log never read. Encoding cost ~100 thousand instructions a 24-event stream (2026-12-01).
  */
 export class DeliveredEvents {
   /** per event: shared start, shared end, length of its own bytes in between */
@@ -36,12 +41,37 @@ export class DeliveredEvents {
   private head = 0;
   private tail = 0;
 
+  /** the network chunk whose events are noted, not yet encoded, and their [start, end) pairs */
+  private pendingChunk: Buffer = NOTHING;
+  private readonly pending: number[] = [];
+
   get count(): number {
-    return this.shape.length / 3;
+    return this.shape.length / 3 + this.pending.length / 2;
   }
 
-  /** An event's data as bytes: bytes[start, end), not changed afterwards. */
+  /**
+   * An event's data as bytes: bytes[start, end) of the network chunk being relayed, not changed
+   * afterwards. Noted until `settle` (or another chunk's event, or a read) encodes it.
+   */
   add(bytes: Buffer, start: number, end: number): void {
+    if (bytes !== this.pendingChunk) {
+      this.settle();
+      this.pendingChunk = bytes;
+    }
+    this.pending.push(start, end);
+  }
+
+  /** The relay is done with the chunk: its noted events are encoded, and the chunk no longer held for them. */
+  settle(): void {
+    const chunk = this.pendingChunk;
+    const pending = this.pending;
+    for (let i = 0; i < pending.length; i += 2) this.encode(chunk, pending[i]!, pending[i + 1]!);
+    pending.length = 0;
+    this.pendingChunk = NOTHING;
+  }
+
+  /** bytes[start, end) as the next event: the start and end it shares with the last one, and its own bytes. */
+  private encode(bytes: Buffer, start: number, end: number): void {
     const last = this.last;
     const lastStart = this.lastStart;
     const lastEnd = this.lastEnd;
@@ -69,6 +99,8 @@ export class DeliveredEvents {
    * buffers in turn — the other holds the last event — rather than a new buffer per event.
    */
   addText(text: string): void {
+    // in order: the events noted before it first
+    this.settle();
     const slot = this.last === this.scratch[0] ? 1 : 0;
     let scratch = this.scratch[slot];
     // most events fit at a glance (a UTF-16 unit is 3 bytes at most); a larger one is measured, and
@@ -78,16 +110,19 @@ export class DeliveredEvents {
       const bytes = Buffer.byteLength(text);
       if (scratch.length < bytes) this.scratch[slot] = scratch = Buffer.allocUnsafeSlow(Math.max(512, bytes));
     }
-    this.add(scratch, 0, scratch.write(text));
+    this.encode(scratch, 0, scratch.write(text));
   }
 
   /** The last event's data, or undefined before any. */
   lastText(): string | undefined {
-    return this.count === 0 ? undefined : Buffer.from(this.last.buffer, this.last.byteOffset + this.lastStart, this.lastEnd - this.lastStart).toString('utf8');
+    const pending = this.pending;
+    if (pending.length > 0) return this.pendingChunk.toString('utf8', pending.at(-2), pending.at(-1));
+    return this.count === 0 ? undefined : this.last.toString('utf8', this.lastStart, this.lastEnd);
   }
 
   /** Every event's data, oldest first. */
   forEach(visit: (data: string) => void): void {
+    this.settle();
     let previous = Buffer.alloc(0);
     let segment = 0;
     let offset = 0;

@@ -152,6 +152,8 @@ export class OpenAIPassthroughRelay implements StreamRelay {
       }
       start = end + 2;
     }
+    // the chunk's events are encoded once it is relayed, unless the stream ended in it: then its log is never read
+    if (!this.done) this.delivered.settle();
     if (run < start) out.push(bytes.subarray(run, start));
     if (start < bytes.length) this.rest = bytes.subarray(start);
     if (out.length === 0) return NOTHING;
