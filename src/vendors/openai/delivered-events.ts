@@ -19,8 +19,8 @@ const MARGIN = 8;
  *
  * The events of the network chunk being relayed are only noted (where they are in it) and
  * encoded when the relay is done with that chunk (`settle`): a stream that ends with its usage
- * in the same chunk — a fast upstream's whole answer often comes in one read — is never encoded,
- * and its log never read. Encoding cost ~100 thousand instructions a 24-event stream (2026-12-01).
+ * in the same chunk (a short answer from a fast upstream can come whole in one read) is never
+ * encoded, and its log never read. Encoding cost ~100 thousand instructions a 24-event stream (2026-12-01).
  */
 export class DeliveredEvents {
   /** per event: shared start, shared end, length of its own bytes in between */
