@@ -1,4 +1,5 @@
 import { chunkSizes } from './flush-sql.ts';
+import { bufferView } from '../core/buffer-view.ts';
 
 // Rows as JSON text, one a line, in UTF-8 bytes: how the write-behind queues encoded rows
 // (LineBuffer) and how a batch crosses to the flush thread. Queued rows wait a flush cycle or more,
@@ -99,7 +100,7 @@ export class LineBuffer {
  * the bytes a chunk at a time too (the whole batch as one string outlived the flush's scavenges).
  */
 export function* parsedChunks<T>(lines: JsonLines): Generator<T[]> {
-  const bytes = bufferOf(lines);
+  const bytes = bufferView(lines.bytes);
   let start = 0;
   for (const size of chunkSizes(lines.count)) {
     let end = start;
@@ -118,9 +119,5 @@ export function linesOf(lines: JsonLines): string[] {
 }
 
 function textOf(lines: JsonLines): string {
-  return bufferOf(lines).toString('utf8');
-}
-
-function bufferOf(lines: JsonLines): Buffer {
-  return Buffer.from(lines.bytes.buffer, lines.bytes.byteOffset, lines.bytes.byteLength);
+  return bufferView(lines.bytes).toString('utf8');
 }
