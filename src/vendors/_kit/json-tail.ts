@@ -26,20 +26,36 @@ function isSpace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }
 
+/** what a byte is to the bracket scan: most bytes of JSON are none of these, and skip on one table load */
+const OTHER = 0;
+const STRING = 1;
+const OPENS = 2;
+const CLOSES = 3;
+const BYTE_KIND = new Uint8Array(256);
+BYTE_KIND[QUOTE] = STRING;
+BYTE_KIND[OPEN_OBJECT] = BYTE_KIND[OPEN_ARRAY] = OPENS;
+BYTE_KIND[CLOSE_OBJECT] = BYTE_KIND[CLOSE_ARRAY] = CLOSES;
+
 /**
  * Scans from `from` (outside any string) while the depth of nested objects and arrays stays at
  * or above zero; returns the offset of the first closing bracket that would take it below zero,
  * or -1 when the bytes end first. Strings are skipped with their escapes.
  */
-function closingBracket(bytes: Uint8Array, from: number): number {
+function closingBracket(bytes: Buffer, from: number): number {
+  const length = bytes.length;
   let depth = 0;
-  for (let i = from; i < bytes.length; i++) {
-    const byte = bytes[i];
-    if (byte === QUOTE) {
-      for (i++; i < bytes.length && bytes[i] !== QUOTE; i++) if (bytes[i] === BACKSLASH) i++;
-    } else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
+  for (let i = from; i < length; i++) {
+    const kind = BYTE_KIND[bytes[i]!]!;
+    if (kind === OTHER) continue;
+    if (kind === STRING) {
+      for (i++; i < length; i++) {
+        const byte = bytes[i]!;
+        if (byte === QUOTE) break;
+        if (byte === BACKSLASH) i++;
+      }
+    } else if (kind === OPENS) {
       depth++;
-    } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
+    } else {
       if (depth === 0) return i;
       depth--;
     }
