@@ -23,7 +23,9 @@
 //                                          loop's callgrind file and node's perf map are copied there,
 //                                          for a second look; only each function's own instructions
 //                                          are figures: callgrind's sums with callees are unreliable for
-//                                          V8's code, whose calls and returns do not always pair up)
+//                                          V8's code, whose calls and returns do not always pair up),
+//                                          INSTR_THREAD (MainThread: the thread INSTR_TOP and INSTR_KEEP
+//                                          look at, by name — WorkerThread is the flush thread)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,6 +46,7 @@ const CONNECTIONS = numberEnv('INSTR_CONNECTIONS', 8);
 const LATENCY_MS = numberEnv('INSTR_LATENCY_MS', 0);
 const top = numberEnv('INSTR_TOP', 0);
 const keepIn = process.env.INSTR_KEEP;
+const topThread = process.env.INSTR_THREAD ?? 'MainThread';
 /** node's options for the relay (the gateway's are BENCH_NODE_ARGS): --perf-basic-prof-only-functions names its JIT code */
 const relayNodeArgs = (process.env.INSTR_RELAY_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
 
@@ -119,15 +122,17 @@ async function measure(revision: string, n: number, sim: Simulator): Promise<{ b
       const name = names[thread - 1] ?? `thread ${thread}`;
       byThread.set(name, (byThread.get(name) ?? 0) + total / requests);
     }
-    const eventLoop = join(tmp, `callgrind-${n}.${gateway.pid}.1-01`);
+    // callgrind numbers threads from 1, as started, in two digits; a revision without that thread (the relay has no flush thread) lists nothing
+    const looked = names.indexOf(topThread) + 1;
+    const eventLoop = join(tmp, `callgrind-${n}.${gateway.pid}.1-${String(looked).padStart(2, '0')}`);
     const perfMap = `/tmp/perf-${gateway.pid}.map`;
-    if (keepIn) {
+    if (keepIn && looked > 0) {
       mkdirSync(keepIn, { recursive: true });
       const name = revision === '.' ? 'worktree' : revision.replaceAll('/', '_');
       copyFileSync(eventLoop, join(keepIn, `callgrind-${name}.out`));
       if (existsSync(perfMap)) copyFileSync(perfMap, join(keepIn, `perf-${name}.map`));
     }
-    const functions = top > 0 ? topFunctions(eventLoop, perfMap, top) : [];
+    const functions = top > 0 && looked > 0 ? topFunctions(eventLoop, perfMap, top) : [];
     return { byThread, functions };
   } finally {
     await stop(gateway.child, 60_000);
@@ -158,7 +163,7 @@ try {
     process.stdout.write(`| thread | ${revisions.join(' | ')} |\n|---|${revisions.map(() => '--:|').join('')}\n${rows.join('\n')}\n| **in all** | ${totals.map((t) => `**${k(t)}**`).join(' | ')} |\n`);
     measured.forEach(({ functions }, n) => {
       if (functions.length === 0) return;
-      process.stdout.write(`\n${revisions[n]}: the event loop's functions by their own instructions (thousands a request)\n\n`);
+      process.stdout.write(`\n${revisions[n]}: ${topThread === 'MainThread' ? "the event loop's" : `${topThread}'s`} functions by their own instructions (thousands a request)\n\n`);
       for (const f of functions) process.stdout.write(`${k(f.instructions / requests).padStart(7)}  ${f.name.slice(0, 160)}\n`);
     });
   } finally {
