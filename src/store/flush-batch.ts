@@ -45,7 +45,15 @@ export function writeBatch(connection: FlushConnection, statements: FlushStateme
     const accountPeriods = new PeriodDeltas();
     const keyPeriods = new PeriodDeltas();
     for (const part of batch.entries) {
-      for (const [entryKey, accountId, keyId, , kind, amountNano, , createdAt] of await insertFresh(statements.insertLedger, part.map(ledgerValues))) {
+      for (const values of await insertFresh(statements.insertLedger, part.map(ledgerValues))) {
+        // read by index: this body runs in V8's middle tier (Maglev), where destructuring a row
+        // walks the array's iterator (see RollupSums.add)
+        const entryKey = values[0];
+        const accountId = values[1];
+        const keyId = values[2];
+        const kind = values[4];
+        const amountNano = values[5];
+        const createdAt = values[7];
         written.add(entryKey);
         accountDeltas.set(accountId, (accountDeltas.get(accountId) ?? 0) + amountNano);
         if (keyId && kind === 'charge') keyDeltas.set(keyId, (keyDeltas.get(keyId) ?? 0) - amountNano);

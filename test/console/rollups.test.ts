@@ -8,7 +8,8 @@ import { openStore, type Store } from '../../src/store/database.ts';
 import { backfill } from '../../src/store/migrations/003-console.ts';
 import { createFlusher } from '../../src/store/flusher.ts';
 import { encodeUsageRow, ledgerRepository } from '../../src/store/repositories/ledger.ts';
-import { aggregateUsage, DAY_MS, HOUR_MS } from '../../src/store/usage-aggregate.ts';
+import { aggregateUsage, DAY_MS, HOUR_MS, latencyBucket } from '../../src/store/usage-aggregate.ts';
+import { LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from '../../src/store/console-schema.ts';
 import type { NewUsageRow } from '../../src/store/schema.ts';
 import { bothDatabases } from '../helpers/databases.ts';
 
@@ -37,6 +38,23 @@ function rows(n: number, seed = 7): NewUsageRow[] {
     session_id: null,
   }));
 }
+
+test('a latency falls in the first bucket whose bound it does not pass, past the last in the overflow column', () => {
+  assert.equal(LATENCY_COLUMNS.length, LATENCY_BOUNDS_MS.length + 1);
+  assert.equal(latencyBucket(0), 0);
+  LATENCY_BOUNDS_MS.forEach((bound, i) => {
+    assert.equal(latencyBucket(bound), i, `${bound} ms`);
+    assert.equal(latencyBucket(bound + 1), i + 1, `${bound + 1} ms`);
+  });
+  assert.equal(latencyBucket(Number.MAX_SAFE_INTEGER), LATENCY_BOUNDS_MS.length);
+});
+
+test('aggregated rows carry every rollup column, as numbers where they are sums', () => {
+  const [row] = aggregateUsage(rows(1), HOUR_MS);
+  for (const column of LATENCY_COLUMNS) assert.equal(typeof row![column], 'number', column);
+  assert.equal(row!.requests, 1);
+  assert.equal(LATENCY_COLUMNS.reduce((sum, column) => sum + Number(row![column]), 0), 1);
+});
 
 test('rangeParts covers every hour of a range exactly once', () => {
   for (const [from, to] of [
