@@ -1,16 +1,19 @@
 // Instructions per request by thread, counted by valgrind's callgrind, for revisions of the gateway
 // side by side (issue 21). On these shared VMs the CPU time of a request moves by ±10 % from one
 // run to the next, more than most single changes to the request path are worth; the instructions
-// each thread executes repeat far better (the event loop's to about 1 %; the V8 pool's collections
-// and compiles vary more). Every revision's gateway runs under callgrind at the same time (its count
-// does not depend on the machine's load): set up as the bench sets it up, warmed up, its counters
-// zeroed, then a fixed number of requests over 8 connections (by default), and its counters dumped per thread.
+// each thread executes repeat far better (the event loop's to a few %; the V8 pool's collections
+// and compiles vary more). Every revision's gateway runs under callgrind at the same time (its
+// count does not depend on the machine's load): set up as the bench sets it up, warmed up as the
+// bench warms it (20,000 requests: after 2,500 much of the request path still ran in V8's middle
+// tier, Maglev, and TurboFan was compiling the rest — ~30 % above the steady state), its counters
+// zeroed, then a fixed number of requests over 8 connections (by default; 6,000, over which a full
+// GC's share weighs less than over 1,500), and its counters dumped per thread.
 // User-space instructions only: the kernel's side of a system call (a socket or file write) is not in them.
 //
 //   node bench/instructions.ts [rev ...]   git revisions to compare, "." for the working tree,
 //                                          "relay" for bench/bare-relay.ts (the reference point)
 //                                          (default: HEAD and the working tree); INSTR_REQUESTS
-//                                          (default 1500), INSTR_WARMUP (2500), the first of BENCH_MODES,
+//                                          (default 6000), INSTR_WARMUP (20000), the first of BENCH_MODES,
 //                                          INSTR_CONNECTIONS (8), INSTR_LATENCY_MS (0: the upstream's
 //                                          delay; with one connection the gateway meets each
 //                                          request alone, as on a core that idles between answers),
@@ -39,8 +42,8 @@ import { BODIES, modes, numberEnv, ROOT, SIM_KEY } from './settings.ts';
 import { createTmp, exportRevision, gatewayEntry, removeTmp, tmp } from './workspace.ts';
 
 const revisions = process.argv.length > 2 ? process.argv.slice(2) : ['HEAD', '.'];
-const requests = numberEnv('INSTR_REQUESTS', 1500);
-const warmup = numberEnv('INSTR_WARMUP', 2500);
+const requests = numberEnv('INSTR_REQUESTS', 6000);
+const warmup = numberEnv('INSTR_WARMUP', 20_000);
 const mode = (modes[0] ?? 'json') as Mode;
 const CONNECTIONS = numberEnv('INSTR_CONNECTIONS', 8);
 const LATENCY_MS = numberEnv('INSTR_LATENCY_MS', 0);
