@@ -20,9 +20,10 @@ export const ROLLUP_TABLES = [
   ['usage_rollup_day', DAY_MS],
 ] as const;
 
+/** The index of the first latency bound `ms` does not pass; past the last (or not a number), the overflow column's. */
 export function latencyBucket(ms: number): number {
   let index = 0;
-  while (index < LATENCY_BOUNDS_MS.length && ms > LATENCY_BOUNDS_MS[index]!) index++;
+  while (index < LATENCY_BOUNDS_MS.length && !(ms <= LATENCY_BOUNDS_MS[index]!)) index++;
   return index;
 }
 

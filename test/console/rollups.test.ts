@@ -47,6 +47,7 @@ test('a latency falls in the first bucket whose bound it does not pass, past the
     assert.equal(latencyBucket(bound + 1), i + 1, `${bound + 1} ms`);
   });
   assert.equal(latencyBucket(Number.MAX_SAFE_INTEGER), LATENCY_BOUNDS_MS.length);
+  assert.equal(latencyBucket(Number.NaN), LATENCY_BOUNDS_MS.length);
 });
 
 test('aggregated rows carry every rollup column, as numbers where they are sums', () => {
