@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openaiChatOutput } from '../src/dialects/openai/chat-output.ts';
 import { messagesOutput } from '../src/dialects/messages/output.ts';
-import type { ChatCall, StreamRelay, TargetInfo } from '../src/core/contracts/vendor-codec.ts';
+import { relayEvents, type ChatCall, type StreamRelay, type TargetInfo } from '../src/core/contracts/vendor-codec.ts';
 import { chatOperationCodec } from '../src/pipeline/chat-codec.ts';
 import { SseDecoder } from '../src/core/sse.ts';
 import { anthropicChat } from '../src/vendors/anthropic/chat.ts';
@@ -30,10 +30,12 @@ function chunks(family: string, file: string): Uint8Array[] {
   return text.split(/(?<=\n\n)/).map((event) => new TextEncoder().encode(event));
 }
 
+/** The chunks as src/pipeline/relay-sse.ts feeds them: to a relay's byte path when it has one (the pass-throughs), else decoded into events. */
 function play(relay: StreamRelay, parts: readonly Uint8Array[]): number {
-  const decoder = new SseDecoder();
+  let decoder: SseDecoder | undefined;
   let bytes = 0;
-  for (const part of parts) for (const event of decoder.push(part)) bytes += relay.onEvent(event).length;
+  for (const part of parts) bytes += (relay.onChunk ? relay.onChunk(part) : relayEvents(relay, (decoder ??= new SseDecoder()).push(part))).length;
+  bytes += (relay.onChunkEnd ? relay.onChunkEnd() : relayEvents(relay, (decoder ??= new SseDecoder()).end())).length;
   return bytes + relay.end().trailer(emptyUsage()).length;
 }
 
