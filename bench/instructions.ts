@@ -126,16 +126,16 @@ async function measure(revision: string, n: number, sim: Simulator): Promise<{ b
       byThread.set(name, (byThread.get(name) ?? 0) + total / requests);
     }
     // callgrind numbers threads from 1, as started, in two digits; a revision without that thread (the relay has no flush thread) lists nothing
-    const looked = names.indexOf(topThread) + 1;
-    const eventLoop = join(tmp, `callgrind-${n}.${gateway.pid}.1-${String(looked).padStart(2, '0')}`);
+    const threadNumber = names.indexOf(topThread) + 1;
+    const threadFile = join(tmp, `callgrind-${n}.${gateway.pid}.1-${String(threadNumber).padStart(2, '0')}`);
     const perfMap = `/tmp/perf-${gateway.pid}.map`;
-    if (keepIn && looked > 0) {
+    if (keepIn && threadNumber > 0) {
       mkdirSync(keepIn, { recursive: true });
       const name = revision === '.' ? 'worktree' : revision.replaceAll('/', '_');
-      copyFileSync(eventLoop, join(keepIn, `callgrind-${name}.out`));
+      copyFileSync(threadFile, join(keepIn, `callgrind-${name}.out`));
       if (existsSync(perfMap)) copyFileSync(perfMap, join(keepIn, `perf-${name}.map`));
     }
-    const functions = top > 0 && looked > 0 ? topFunctions(eventLoop, perfMap, top) : [];
+    const functions = top > 0 && threadNumber > 0 ? topFunctions(threadFile, perfMap, top) : [];
     return { byThread, functions };
   } finally {
     await stop(gateway.child, 60_000);
