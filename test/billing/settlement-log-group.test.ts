@@ -1,6 +1,7 @@
 // The settlement log's grouped appends (the charges of HTTP answers): written together at the end
 // of the event-loop turn, before the promise their answers wait on settles; in order with the
 // appends written in place; inside the segment a flush seals; a failed write reported, never thrown.
+// An answer alone in its turn (long after the previous one, no group waiting) is written at once.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,9 +29,19 @@ function logged(dir: string): string[][] {
 }
 const all = (dir: string) => logged(dir).flat();
 
+/** a log whose answers always count as close together: every grouped append waits for the turn's end */
+const busyLog = (dir: string, options: { onGroupError?: (error: unknown) => void } = {}) => new SettlementLog(dir, 'sqlite:/db/one.db', { ...options, aloneAfterMs: Number.POSITIVE_INFINITY });
+
+/** a log on a clock the test sets (ms), answers 0.25 ms or less apart grouped */
+function clockedLog(dir: string, options: { onGroupError?: (error: unknown) => void } = {}) {
+  const clock = { ms: 1000 };
+  const log = new SettlementLog(dir, 'sqlite:/db/one.db', { ...options, aloneAfterMs: 0.25, now: () => clock.ms });
+  return { log, clock };
+}
+
 test('the appends of one turn are written together, before the promise their answers wait on settles', async () => {
   const dir = freshDir();
-  const log = new SettlementLog(dir, 'sqlite:/db/one.db');
+  const log = busyLog(dir);
   const first = log.grouped(() => log.append(entry('req_1'), null));
   const second = log.grouped(() => log.append(entry('req_2'), '["req_2"]'));
   assert.ok(first instanceof Promise);
@@ -44,7 +55,7 @@ test('the appends of one turn are written together, before the promise their ans
 
 test('an append written in place writes the waiting group first, in order', async () => {
   const dir = freshDir();
-  const log = new SettlementLog(dir, 'sqlite:/db/one.db');
+  const log = busyLog(dir);
   const group = log.grouped(() => log.append(entry('req_grouped'), null));
   log.append(entry('req_in_place'), null);
   assert.deepEqual(all(dir), ['req_grouped', 'req_in_place']);
@@ -55,7 +66,7 @@ test('an append written in place writes the waiting group first, in order', asyn
 
 test('a batch taken mid-turn seals the waiting lines into its segment; the turn after writes a new one', async () => {
   const dir = freshDir();
-  const log = new SettlementLog(dir, 'sqlite:/db/one.db');
+  const log = busyLog(dir);
   const sealedGroup = log.grouped(() => log.append(entry('req_before_seal'), null));
   log.seal();
   const nextGroup = log.grouped(() => log.append(entry('req_after_seal'), null));
@@ -70,10 +81,61 @@ test('a batch taken mid-turn seals the waiting lines into its segment; the turn 
 test('a grouped write that fails is reported and its answers still go out', async () => {
   const dir = freshDir();
   const errors: unknown[] = [];
-  const log = new SettlementLog(dir, 'sqlite:/db/one.db', { onGroupError: (error) => errors.push(error) });
+  const log = busyLog(dir, { onGroupError: (error) => errors.push(error) });
   // the segment is opened at the first write: its directory is gone by then
   rmSync(dir, { recursive: true });
   await log.grouped(() => log.append(entry('req_lost'), null));
+  assert.equal(errors.length, 1);
+  assert.equal((errors[0] as NodeJS.ErrnoException).code, 'ENOENT');
+});
+
+test('an answer alone in its turn is written at once, with nothing to wait for', () => {
+  const dir = freshDir();
+  const { log } = clockedLog(dir);
+  assert.equal(log.grouped(() => log.append(entry('req_alone'), null)), undefined);
+  assert.deepEqual(all(dir), ['req_alone'], 'written before grouped returned');
+  log.close();
+});
+
+test('answers close together are grouped: the first alone, the ones within the gap in one write at the end of the turn', async () => {
+  const dir = freshDir();
+  const { log, clock } = clockedLog(dir);
+  assert.equal(log.grouped(() => log.append(entry('req_1'), null)), undefined);
+  clock.ms += 0.1;
+  const second = log.grouped(() => log.append(entry('req_2'), null));
+  clock.ms += 0.25;
+  const third = log.grouped(() => log.append(entry('req_3'), null));
+  assert.ok(second instanceof Promise);
+  assert.equal(third, second, '0.25 ms after the second: still close, the same group');
+  assert.deepEqual(all(dir), ['req_1']);
+  await second;
+  assert.deepEqual(all(dir), ['req_1', 'req_2', 'req_3']);
+  clock.ms += 0.26;
+  assert.equal(log.grouped(() => log.append(entry('req_4'), null)), undefined, 'more than 0.25 ms after the last: alone again');
+  assert.deepEqual(all(dir), ['req_1', 'req_2', 'req_3', 'req_4']);
+  log.close();
+});
+
+test('a group waiting takes the next answer in, however long after: lines stay in order', async () => {
+  const dir = freshDir();
+  const { log, clock } = clockedLog(dir);
+  log.grouped(() => log.append(entry('req_1'), null));
+  clock.ms += 0.1;
+  const group = log.grouped(() => log.append(entry('req_2'), null));
+  clock.ms += 50;
+  assert.equal(log.grouped(() => log.append(entry('req_3'), null)), group);
+  assert.deepEqual(all(dir), ['req_1']);
+  await group;
+  assert.deepEqual(all(dir), ['req_1', 'req_2', 'req_3']);
+  log.close();
+});
+
+test('a write of an answer alone that fails is reported, not thrown, and its answer goes out', () => {
+  const dir = freshDir();
+  const errors: unknown[] = [];
+  const { log } = clockedLog(dir, { onGroupError: (error) => errors.push(error) });
+  rmSync(dir, { recursive: true });
+  assert.equal(log.grouped(() => log.append(entry('req_lost'), null)), undefined);
   assert.equal(errors.length, 1);
   assert.equal((errors[0] as NodeJS.ErrnoException).code, 'ENOENT');
 });

@@ -1,8 +1,8 @@
 // How a streamed answer reaches the client's socket, system call by system call: events are written
 // as they come, and once the upstream has sent all it will, what is left goes out with the end in
-// one write (a stream that came whole is one write beside other calls, two alone — its first bytes
-// do not wait for the settlement; one that came paced is written as it came, its end with the last
-// events).
+// one write (a stream that came whole is one write, beside other calls or alone — alone, its charge
+// is logged at once rather than at the end of the turn; one that came paced is written as it came,
+// its end with the last events).
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
@@ -109,7 +109,7 @@ describe('writes of a streamed answer', () => {
     assert.match(events.at(-1)!, /data: \[DONE\]$/);
   });
 
-  test('alone, a stream the upstream sent whole has its events written at once, its usage, cost and [DONE] with the end', async () => {
+  test('alone, a stream the upstream sent whole goes out in one write too: its charge is logged at once, no turn to wait for', async () => {
     const customer = await tg.customer(1);
     let answer: Awaited<ReturnType<typeof streamed>> | undefined;
     const writes = await watchAnswers(customer, async () => {
@@ -117,10 +117,9 @@ describe('writes of a streamed answer', () => {
     });
     assert.ok(answer && answer.text.length > 0 && answer.chunks > 3);
     assert.equal(typeof answer.cost, 'number');
-    assert.equal(writes.length, 2, `the events, then the end (${writes.length} writes)`);
+    assert.equal(writes.length, 1, `the events, usage, cost, [DONE] and the end in one system call (${writes.length} writes)`);
     assert.match(writes[0]!, /^HTTP\/1\.1 200 /);
-    assert.doesNotMatch(writes[0]!, /\[DONE\]|"usage":\{/, 'the first write does not wait for the settlement');
-    assert.match(writes[1]!, /"usage":\{[^\n]*"cost":[^\n]*\n\ndata: \[DONE\]\n\n\r\n0\r\n\r\n$/);
+    assert.match(writes[0]!, /"usage":\{[^\n]*"cost":[^\n]*\n\ndata: \[DONE\]\n\n\r\n0\r\n\r\n$/);
   });
 
   test('a paced stream is written as it comes; its last write carries the usage chunk, [DONE] and the end', async () => {
