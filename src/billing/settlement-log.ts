@@ -29,10 +29,10 @@ export interface Orphans {
  * appended here, one JSON line, written before the answer it charges ends; the database still gets
  * its entries in batches. The charges of HTTP answers (`grouped`) are written together, one write(2)
  * per event-loop turn (at once for an answer alone in its turn), their answers' last bytes held
- * until it returned; others (a realtime response, a video job) with a write(2) of their own. A write that returned is in the kernel's page cache, which
- * outlives a killed process (kill -9, an OOM kill, a crash of Node): only a machine crash or power
- * loss can take it, and `fsync` (MODELGATE_SETTLEMENT_LOG_FSYNC) closes that too at the price of a
- * disk flush per charge.
+ * until it returned; others (a realtime response, a video job) with a write(2) of their own. A
+ * write that returned is in the kernel's page cache, which outlives a killed process (kill -9, an
+ * OOM kill, a crash of Node): only a machine crash or power loss can take it, and `fsync`
+ * (MODELGATE_SETTLEMENT_LOG_FSYNC) closes that too at the price of a disk flush per charge.
  *
  * The log is a series of segment files per process, `s_<db>_<host>_<pid>_<start>_<rand>_<n>.jsonl`
  * (`db`: a hash of the database URL, so that a directory shared by gateways of several databases
