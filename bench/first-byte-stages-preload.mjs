@@ -4,7 +4,7 @@
 // On SIGUSR2 the marks so far go to <tmpdir>/modelgate-first-byte-<pid>.json and are cleared.
 import dc from 'node:diagnostics_channel';
 import { writeFileSync } from 'node:fs';
-import { ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -17,8 +17,17 @@ dc.subscribe('http.server.request.start', () => {
   open = { start: performance.now() };
   rows.push(open);
 });
-// imported as …preload.mjs?split: Fastify's handler start too (subscribing sends Fastify down its traced path, ~1 µs)
-if (new URL(import.meta.url).searchParams.has('split')) dc.subscribe('tracing:fastify.request.handler:start', () => mark('handler'));
+// imported as …preload.mjs?split: when the request's body is first read (its 'data' event: routing,
+// the onRequest hooks and authentication are done) and Fastify's handler start (subscribing sends
+// Fastify down its traced path, ~1 µs)
+if (new URL(import.meta.url).searchParams.has('split')) {
+  dc.subscribe('tracing:fastify.request.handler:start', () => mark('handler'));
+  const emit = IncomingMessage.prototype.emit;
+  IncomingMessage.prototype.emit = function (event, ...args) {
+    if (event === 'data') mark('body');
+    return emit.call(this, event, ...args);
+  };
+}
 dc.subscribe('undici:request:create', () => mark('upstreamCreated'));
 dc.subscribe('undici:request:headers', () => mark('upstreamHeaders'));
 for (const method of ['write', 'end']) {

@@ -10,7 +10,8 @@
 // and the client's time to first body byte.
 //
 //   node bench/first-byte-stages.ts    FB_REQUESTS (default 200), FB_LATENCY (default 50 ms),
-//                                      FB_SPLIT=1 (the "in" stage's part up to Fastify's handler too),
+//                                      FB_SPLIT=1 (the "in" stage's parts up to the body's first read —
+//                                      routing, onRequest hooks, authentication — and to Fastify's handler too),
 //                                      the bench's warm-up settings (BENCH_WARMUP_REQUESTS…)
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +29,7 @@ import { warmUp } from './wrk.ts';
 const requests = numberEnv('FB_REQUESTS', 200);
 const PRELOAD = ['--import', `${join(BENCH, 'first-byte-stages-preload.mjs')}${process.env.FB_SPLIT === '1' ? '?split' : ''}`];
 
-type Marks = Partial<Record<'start' | 'handler' | 'upstreamCreated' | 'upstreamHeaders' | 'firstWrite' | 'end', number>>;
+type Marks = Partial<Record<'start' | 'body' | 'handler' | 'upstreamCreated' | 'upstreamHeaders' | 'firstWrite' | 'end', number>>;
 
 interface Server {
   name: string;
@@ -103,7 +104,7 @@ try {
       process.stderr.write(`first-byte stages: ${name}…\n`);
       const { ttfb, marks } = await measure(server);
       const ms = (value: number) => `${value.toFixed(3)} ms`;
-      const split = marks.some((m) => m.handler !== undefined) ? ` (${ms(stage(marks, 'start', 'handler'))} to the handler)` : '';
+      const split = marks.some((m) => m.handler !== undefined) ? ` (${ms(stage(marks, 'start', 'body'))} to the body, ${ms(stage(marks, 'start', 'handler'))} to the handler)` : '';
       lines.push(`| ${name} | ${ms(median(ttfb))} | ${ms(stage(marks, 'start', 'upstreamCreated'))}${split} | ${ms(stage(marks, 'upstreamHeaders', 'firstWrite'))} | ${ms(stage(marks, 'firstWrite', 'end'))} |`);
     } finally {
       await server.stop();
