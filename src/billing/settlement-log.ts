@@ -66,9 +66,11 @@ export class SettlementLog implements SettlementJournal {
 
   private readonly scope: string;
 
-  /** `database`: the database URL the entries are bound for (only its hash is kept) */
-  /** `onGroupError`: a grouped write failed (the disk): its answers go out, their charges wait in the write-behind queue alone */
-  /** `aloneAfterMs`, `now`: see `grouped` (tests set them) */
+  /**
+   * `database`: the database URL the entries are bound for (only its hash is kept).
+   * `onGroupError`: a grouped write failed (the disk): its answers go out, their charges wait in
+   * the write-behind queue alone. `aloneAfterMs`, `now`: see `grouped` (tests set them).
+   */
   constructor(dir: string, database: string, options: { fsync?: boolean; onGroupError?: (error: unknown) => void; aloneAfterMs?: number; now?: () => number } = {}) {
     this.dir = dir;
     this.fsync = options.fsync ?? false;
@@ -131,7 +133,10 @@ export class SettlementLog implements SettlementJournal {
     ));
   }
 
-  /** The grouped lines not yet written; a failed write is reported, never thrown: the answers still go out, their charges queued for the database, only not logged. */
+  /**
+   * The grouped lines not yet written. A failed write is reported, never thrown: the answers still
+   * go out, their charges queued for the database, only not logged.
+   */
   private writeGroup(): void {
     try {
       this.writePending();
@@ -202,7 +207,7 @@ export class SettlementLog implements SettlementJournal {
     if (this.fsync) fdatasyncSync(fd);
   }
 
-  /** The grouped lines not yet written, in one write; their promise settles when its turn ends. */
+  /** The grouped lines not yet written, in one write (a waiting group's promise settles after it). */
   private writePending(): void {
     if (this.pending.length === 0) return;
     const text = this.pending.join('');
