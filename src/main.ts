@@ -21,6 +21,9 @@ turnOffAllocationSitePretenuring();
 // and the young generation collected when full, not at 80 % from a posted task (src/core/minor-gc-task.ts)
 const { turnOffMinorGcTask } = await import('./core/minor-gc-task.ts');
 turnOffMinorGcTask();
+// and hot functions compiled by TurboFan alone, without Maglev's compiles in between (src/core/maglev.ts)
+const { turnOffMaglev } = await import('./core/maglev.ts');
+turnOffMaglev();
 // V8's garbage-collection and compiler threads yield to the event loop (src/core/thread-priority.ts)
 const { lowerV8PoolThreads } = await import('./core/thread-priority.ts');
 lowerV8PoolThreads();

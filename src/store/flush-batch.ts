@@ -46,8 +46,8 @@ export function writeBatch(connection: FlushConnection, statements: FlushStateme
     const keyPeriods = new PeriodDeltas();
     for (const part of batch.entries) {
       for (const values of await insertFresh(statements.insertLedger, part.map(ledgerValues))) {
-        // read by index: this body runs in V8's middle tier (Maglev), where destructuring a row
-        // walks the array's iterator (see RollupSums.add)
+        // read by index: this body runs below TurboFan, where destructuring a row walks the
+        // array's iterator (see RollupSums.add)
         const entryKey = values[0];
         const accountId = values[1];
         const keyId = values[2];
