@@ -13,7 +13,8 @@ export interface Principal {
  * the state sync applies changes made on any instance within a second.
  */
 export class KeyStore {
-  private readonly byHash = new Map<string, ApiKeyRecord>();
+  /** each key with its digest's bytes, decoded once for the constant-time comparison */
+  private readonly byHash = new Map<string, { record: ApiKeyRecord; digest: Buffer }>();
   private readonly byId = new Map<string, ApiKeyRecord>();
 
   apply(record: ApiKeyRecord): void {
@@ -24,7 +25,7 @@ export class KeyStore {
       return;
     }
     this.byId.set(record.id, record);
-    this.byHash.set(record.keyHash, record);
+    this.byHash.set(record.keyHash, { record, digest: Buffer.from(record.keyHash, 'hex') });
   }
 
   get(id: string): ApiKeyRecord | undefined {
@@ -42,10 +43,11 @@ export class KeyStore {
   authenticate(secret: string | undefined, now = Date.now()): Principal {
     if (!secret) throw authenticationError('Missing API key. Send it as "Authorization: Bearer sk-…".', 'missing_api_key');
     const digest = hashApiKey(secret);
-    const key = this.byHash.get(digest);
-    if (!key || !timingSafeEqual(Buffer.from(key.keyHash, 'hex'), Buffer.from(digest, 'hex'))) {
+    const stored = this.byHash.get(digest);
+    if (!stored || !timingSafeEqual(stored.digest, Buffer.from(digest, 'hex'))) {
       throw authenticationError('Incorrect API key provided. Check the key in the console.');
     }
+    const key = stored.record;
     const refusal = unusable(key, now);
     if (refusal) throw refusal;
     return { key, accountId: key.accountId };

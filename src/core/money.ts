@@ -30,13 +30,40 @@ export function nanoToUsd(nano: Nano): number {
  * to the cent for people and show this on hover).
  */
 export function usdString(nano: Nano): string {
-  const negative = nano < 0;
-  const abs = BigInt(Math.abs(nano));
-  const scale = BigInt(NANO_PER_USD);
-  const whole = abs / scale;
-  let fraction = (abs % scale).toString().padStart(9, '0').replace(/0+$/, '');
-  if (fraction.length < 2) fraction = fraction.padEnd(2, '0');
-  return `${negative ? '-' : ''}${whole}.${fraction}`;
+  return usdDecimal(nano, 2);
+}
+
+/**
+ * The same exact decimal with as few digits as it takes ("12", "0.5", "0.0000045"): a JSON number
+ * that reads back as `nanoToUsd(nano)` (both are the double nearest the same decimal), without the
+ * float's text (`1.5e-7`) or its conversion.
+ */
+export function usdNumberText(nano: Nano): string {
+  return usdDecimal(nano, 0);
+}
+
+/** `minDecimals`: the fraction is padded with zeros to at least this many digits (none: no point either). */
+function usdDecimal(nano: Nano, minDecimals: number): string {
+  const sign = nano < 0 ? '-' : '';
+  const abs = Math.abs(nano);
+  let whole: string;
+  let fraction: string;
+  // every answer's header and usage carry one: integer arithmetic, exact on safe integers (`%` on
+  // doubles is exact, and the whole part divides exactly), BigInt only beyond them
+  if (Number.isSafeInteger(abs)) {
+    const fractionNano = abs % NANO_PER_USD;
+    whole = String((abs - fractionNano) / NANO_PER_USD);
+    fraction = String(fractionNano);
+  } else {
+    const big = BigInt(abs);
+    const scale = BigInt(NANO_PER_USD);
+    whole = (big / scale).toString();
+    fraction = (big % scale).toString();
+  }
+  const digits = fraction.padStart(9, '0');
+  let end = digits.length;
+  while (end > minDecimals && digits.charCodeAt(end - 1) === 0x30) end--;
+  return end === 0 ? sign + whole : `${sign}${whole}.${digits.slice(0, end)}`;
 }
 
 /** A USD amount as stored in a price table (a number) in the same exact string form. */

@@ -46,6 +46,9 @@ export function createLogger(level: string, destination?: pino.DestinationStream
  */
 export class RequestLog {
   private readonly log: Logger;
+  /** the last message and its line's ending: every request writes the same one */
+  private msg: string | undefined;
+  private ending = '';
 
   constructor(log: Logger) {
     this.log = log;
@@ -58,7 +61,11 @@ export class RequestLog {
     const bindings = log[pino.symbols.chindingsSym] as string;
     const body = JSON.stringify(fields).slice(1, -1);
     const stream = log[pino.symbols.streamSym] as pino.DestinationStream;
-    stream.write(`{"level":${pino.levels.values.info}${time}${bindings}${body === '' ? '' : `,${body}`},"msg":${JSON.stringify(msg)}}\n`);
+    if (msg !== this.msg) {
+      this.msg = msg;
+      this.ending = `,"msg":${JSON.stringify(msg)}}\n`;
+    }
+    stream.write(`{"level":${pino.levels.values.info}${time}${bindings}${body === '' ? '' : `,${body}`}${this.ending}`);
   }
 }
 

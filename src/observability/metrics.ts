@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { FlushHealth } from '../store/state-sync.ts';
 import { CounterCells } from './counter-cells.ts';
+import { RequestHistogram } from './request-histogram.ts';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
@@ -37,17 +38,18 @@ export function createMetrics(gauges: { openReservations: () => number; pendingW
         requestCounts.drain((endpoint, status, n) => this.inc({ endpoint, status: String(status) }, n));
       },
     }),
-    latency: new Histogram({
+    // observed on every request: request-histogram.ts
+    latency: new RequestHistogram({
       name: 'modelgate_request_duration_seconds',
       help: 'Time from request to the end of the answer',
-      labelNames: ['endpoint'] as const,
+      labelName: 'endpoint',
       buckets: LATENCY_BUCKETS,
       registers: [registry],
     }),
-    upstreamLatency: new Histogram({
+    upstreamLatency: new RequestHistogram({
       name: 'modelgate_upstream_first_byte_seconds',
       help: 'Time from sending to an upstream until its response headers',
-      labelNames: ['provider'] as const,
+      labelName: 'provider',
       buckets: LATENCY_BUCKETS,
       registers: [registry],
     }),

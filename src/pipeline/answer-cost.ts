@@ -1,4 +1,4 @@
-import { nanoToUsd, usdString } from '../core/money.ts';
+import { usdNumberText, usdString } from '../core/money.ts';
 import type { RequestOutcome } from './types.ts';
 import { bufferView } from '../core/buffer-view.ts';
 
@@ -17,9 +17,9 @@ export function costHeaders(outcome: Costed): Record<string, string> {
   return outcome.estimated ? { 'x-modelgate-cost': cost, 'x-modelgate-cost-estimated': 'true' } : { 'x-modelgate-cost': cost };
 }
 
-/** The members added to a usage object, as JSON text. */
+/** The members added to a usage object, as JSON text: `cost` reads back as nanoToUsd(costNano). */
 function costMembers(outcome: Costed): string {
-  return `"cost":${JSON.stringify(nanoToUsd(outcome.costNano))}${outcome.estimated ? ',"cost_estimated":true' : ''}`;
+  return `"cost":${usdNumberText(outcome.costNano)}${outcome.estimated ? ',"cost_estimated":true' : ''}`;
 }
 
 const USAGE_KEY = '"usage"';

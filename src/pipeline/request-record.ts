@@ -38,7 +38,7 @@ export function recordRequest(deps: PipelineDeps, ctx: RequestContext, endpoint:
 
   const m = deps.metrics;
   m.requestCounts.add(endpoint, outcome.status, 1);
-  m.latency.observe({ endpoint }, latencyMs / 1000);
+  m.latency.observe(endpoint, latencyMs / 1000);
   if (usage) {
     m.tokenCounts.add(model, 'input', usage.inputTokens);
     m.tokenCounts.add(model, 'output', usage.outputTokens);

@@ -175,7 +175,7 @@ async function attempt<Call, Result>(
   try {
     return await answer(scope, codec, target, response, state);
   } finally {
-    deps.metrics.upstreamLatency.observe({ provider: providerLabel }, (headersAt - sent) / 1000);
+    deps.metrics.upstreamLatency.observe(providerLabel, (headersAt - sent) / 1000);
   }
 }
 

@@ -313,15 +313,22 @@ test('operations: /healthz, /readyz and /metrics (admin token; counts requests)'
     assertErrorBody(denied.json, { type: 'authentication_error' });
   }
   const line = /^modelgate_requests_total\{endpoint="\/v1\/chat\/completions",status="200"\} (\d+)$/m;
+  const timed = /^modelgate_request_duration_seconds_count\{endpoint="\/v1\/chat\/completions"\} (\d+)$/m;
+  const upstreamTimed = /^modelgate_upstream_first_byte_seconds_count\{provider="[^"]+"\} (\d+)$/gm;
   const count = async () => {
     const res = await raw(tg, 'GET', '/metrics', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
     assert.match(res.text, /# TYPE modelgate_requests_total counter/);
-    return Number(line.exec(res.text)?.[1] ?? 0);
+    assert.match(res.text, /# TYPE modelgate_request_duration_seconds histogram/);
+    const read = (pattern: RegExp) => Number(pattern.exec(res.text)?.[1] ?? 0);
+    // every provider's count together: the request went to one of them
+    const upstream = [...res.text.matchAll(upstreamTimed)].reduce((sum, match) => sum + Number(match[1]), 0);
+    return [read(line), read(timed), upstream];
   };
   const before = await count();
   const customer = await tg.customer(1);
   await sdk(tg, customer.key).chat.completions.create(hi());
-  assert.equal(await count(), before + 1);
+  // the request counted, and timed end to end and to the upstream's first byte
+  assert.deepEqual(await count(), before.map((n) => n + 1));
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { costOfUnits, NANO_PER_USD, nanoToUsd, usdString, usdStringOfNumber, usdToNano } from '../../src/core/money.ts';
+import { costOfUnits, NANO_PER_USD, nanoToUsd, usdNumberText, usdString, usdStringOfNumber, usdToNano } from '../../src/core/money.ts';
 
 describe('usdToNano', () => {
   test('decimal amounts that are inexact in binary convert exactly', () => {
@@ -129,6 +129,28 @@ describe('usdString', () => {
     assert.equal(usdString(-3 * NANO_PER_USD), '-3.00');
     assert.equal(usdString(0), '0.00');
     assert.equal(usdString(Number.MAX_SAFE_INTEGER), '9007199.254740991');
+    assert.equal(usdString(-4_500), '-0.0000045');
+    assert.equal(usdString(1_000_000_001), '1.000000001');
+    assert.equal(usdString(999_999_999), '0.999999999');
+    assert.equal(usdString(120_000_000), '0.12');
+  });
+
+  test('beyond 2^53 nano-dollars the digits stay exact', () => {
+    assert.equal(usdString(2 ** 60), '1152921504.606846976');
+    assert.equal(usdString(-(2 ** 60)), '-1152921504.606846976');
+  });
+
+  test('as a JSON number: the fewest digits, never an exponent, and it reads back as nanoToUsd', () => {
+    assert.equal(usdNumberText(12_500_000_000), '12.5');
+    assert.equal(usdNumberText(3 * NANO_PER_USD), '3');
+    assert.equal(usdNumberText(150), '0.00000015');
+    assert.equal(usdNumberText(0), '0');
+    assert.equal(usdNumberText(-4_500), '-0.0000045');
+    assert.equal(usdNumberText(2 ** 60), '1152921504.606846976');
+    // every digit count, and large values where the double rounds
+    const samples = [1, 7, 99, 123_456, 999_999_999, 1_000_000_001, 987_654_321_123, Number.MAX_SAFE_INTEGER];
+    for (let n = 1; n < 1e15; n = Math.floor(n * 3.7) + 1) samples.push(n);
+    for (const nano of samples) assert.equal(JSON.parse(usdNumberText(nano)), nanoToUsd(nano), `nano ${nano}`);
   });
 
   test('a price stored as a USD number reads the same way', () => {
