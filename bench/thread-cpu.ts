@@ -2,7 +2,8 @@
 // /proc/<pid>/task/<tid>/schedstat over one measured run at 64 connections against the 50 ms upstream
 // (the gateway is pinned to one core: its threads share it), after the bench's warm-up.
 //
-// Beside each thread, the share of its time in the kernel (stat's stime over utime + stime, 10-ms ticks).
+// Beside each thread, its context switches and minor page faults a request, and the share of its
+// time in the kernel (stat's stime over utime + stime, 10-ms ticks).
 //
 //   node bench/thread-cpu.ts            AB_MODE json | stream (default json), AB_LATENCY (upstream
 //                                       ms, 50), AB_CONNECTIONS (the measured run's, 64),
@@ -35,15 +36,18 @@ function switches(pid: number): Map<string, number> {
   return out;
 }
 
-/** Each thread's user and system ticks (stat's fields 14 and 15, after the name in parentheses). */
-function ticks(pid: number): Map<string, { user: number; system: number }> {
-  const out = new Map<string, { user: number; system: number }>();
+/**
+ * Each thread's user and system ticks (stat's fields 14 and 15, after the name in parentheses) and
+ * its minor page faults (field 10): kernel time that no system call shows.
+ */
+function ticks(pid: number): Map<string, { user: number; system: number; faults: number }> {
+  const out = new Map<string, { user: number; system: number; faults: number }>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-      out.set(`${name}#${tid}`, { user: Number(fields[11]), system: Number(fields[12]) });
+      out.set(`${name}#${tid}`, { user: Number(fields[11]), system: Number(fields[12]), faults: Number(fields[7]) });
     } catch {
       // the thread ended
     }
@@ -97,12 +101,13 @@ try {
     for (const [name, us] of [...after].sort((a, b) => b[1] - a[1])) {
       const used = us - (before.get(name) ?? 0);
       const woke = (switches1.get(name) ?? 0) - (switches0.get(name) ?? 0);
-      const t0 = ticks0.get(name) ?? { user: 0, system: 0 };
+      const t0 = ticks0.get(name) ?? { user: 0, system: 0, faults: 0 };
       const t1 = ticks1.get(name) ?? t0;
       const user = t1.user - t0.user;
       const system = t1.system - t0.system;
       const kernel = user + system > 0 ? `${Math.round((100 * system) / (user + system))} % in the kernel` : '';
-      if (used > 0) process.stdout.write(`  ${name.padEnd(28)} ${(used / requests).toFixed(1).padStart(7)} µs/request  ${(woke / requests).toFixed(2)} context switches/request  ${kernel}\n`);
+      const faults = `${((t1.faults - t0.faults) / requests).toFixed(2)} page faults/request`;
+      if (used > 0) process.stdout.write(`  ${name.padEnd(28)} ${(used / requests).toFixed(1).padStart(7)} µs/request  ${(woke / requests).toFixed(2)} context switches/request  ${faults}  ${kernel}\n`);
     }
   } finally {
     await stop(gateway.child);
