@@ -40,7 +40,7 @@ function switches(pid: number): Map<string, number> {
  * Each thread's user and system ticks (stat's fields 14 and 15, after the name in parentheses) and
  * its minor page faults (field 10): kernel time that no system call shows.
  */
-function ticks(pid: number): Map<string, { user: number; system: number; faults: number }> {
+function statCounts(pid: number): Map<string, { user: number; system: number; faults: number }> {
   const out = new Map<string, { user: number; system: number; faults: number }>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
@@ -88,21 +88,21 @@ try {
       }
     }
     const before = threads(gateway.pid);
-    const ticks0 = ticks(gateway.pid);
+    const counts0 = statCounts(gateway.pid);
     const switches0 = switches(gateway.pid);
     const gc0 = gateway.origin === undefined ? undefined : await gcTotals(gateway.origin);
     const run = await measuredRun(gateway.chatUrl, gateway.authorization, mode, connections, sim, gateway.pid);
     const gc = gateway.origin === undefined ? undefined : gcDelta(gc0, await gcTotals(gateway.origin));
     const after = threads(gateway.pid);
-    const ticks1 = ticks(gateway.pid);
+    const counts1 = statCounts(gateway.pid);
     const switches1 = switches(gateway.pid);
     const requests = run.result.requests;
     process.stdout.write(`${requests} requests, ${(run.gatewayUs / requests).toFixed(0)} µs CPU/request, p50 ${run.result.p50Ms.toFixed(2)} p99 ${run.result.p99Ms.toFixed(2)} ms, GC ${JSON.stringify(gc)}, other load ${(run.otherLoadCores * 100).toFixed(0)}%\n`);
     for (const [name, us] of [...after].sort((a, b) => b[1] - a[1])) {
       const used = us - (before.get(name) ?? 0);
       const woke = (switches1.get(name) ?? 0) - (switches0.get(name) ?? 0);
-      const t0 = ticks0.get(name) ?? { user: 0, system: 0, faults: 0 };
-      const t1 = ticks1.get(name) ?? t0;
+      const t0 = counts0.get(name) ?? { user: 0, system: 0, faults: 0 };
+      const t1 = counts1.get(name) ?? t0;
       const user = t1.user - t0.user;
       const system = t1.system - t0.system;
       const kernel = user + system > 0 ? `${Math.round((100 * system) / (user + system))} % in the kernel` : '';
