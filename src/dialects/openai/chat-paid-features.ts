@@ -32,11 +32,13 @@ export function paidChatFeatures(body: Record<string, unknown>, model: Catalogue
 /** The path of the prompt's first `input_audio` part (the field a refusal names), if any. */
 function firstAudioPart(messages: unknown): string | undefined {
   if (!Array.isArray(messages)) return undefined;
-  for (const [i, message] of messages.entries()) {
-    const content = (message as { content?: unknown }).content;
+  // indexed loops: every chat request runs this, and an iterator's entries are an array apiece
+  for (let i = 0; i < messages.length; i++) {
+    const content = (messages[i] as { content?: unknown } | null)?.content;
     if (!Array.isArray(content)) continue;
-    const j = content.findIndex((part) => (part as { type?: unknown }).type === 'input_audio');
-    if (j >= 0) return `messages[${i}].content[${j}]`;
+    for (let j = 0; j < content.length; j++) {
+      if ((content[j] as { type?: unknown } | null)?.type === 'input_audio') return `messages[${i}].content[${j}]`;
+    }
   }
   return undefined;
 }
