@@ -76,3 +76,46 @@ export function topFunctions(callgrindFile: string, perfMapPath: string, top: nu
     .sort((a, b) => b.instructions - a.instructions)
     .slice(0, top);
 }
+
+export interface RuntimeCalls {
+  /** V8's runtime function, without its namespace and signature */
+  name: string;
+  calls: number;
+  /** with what it called: C++ calls and returns pair up, unlike JIT code's */
+  instructions: number;
+}
+
+/**
+ * The calls into V8's C++ runtime (`Runtime_*`), most instructions first. Compiled code calls the
+ * runtime for what it could not inline; a runtime function called several times a request points
+ * at code compiled without its fast path (on 2026-12-02 node's `nextTick`, in one process under
+ * callgrind, defined each tick object's properties through `Runtime_DefineKeyedOwnPropertyInLiteral`).
+ */
+export function runtimeCalls(callgrindFile: string, top: number): RuntimeCalls[] {
+  const names = new Map<string, string>();
+  const named = (text: string) => {
+    const match = /^\((\d+)\)(?: (.*))?$/.exec(text);
+    if (!match) return text;
+    if (match[2] !== undefined) names.set(match[1]!, match[2]);
+    return names.get(match[1]!) ?? text;
+  };
+  const byName = new Map<string, RuntimeCalls>();
+  let callee = '';
+  let calls = -1;
+  for (const line of readFileSync(callgrindFile, 'utf8').split('\n')) {
+    if (line.startsWith('cfn=')) callee = named(line.slice(4));
+    else if (line.startsWith('fn=')) named(line.slice(3));
+    else if (line.startsWith('calls=')) calls = Number(line.slice(6).split(' ')[0]);
+    else if (calls >= 0 && /^[0-9+\-*]/.test(line)) {
+      const runtime = /Runtime_(\w+)\(/.exec(callee)?.[1];
+      if (runtime !== undefined) {
+        const entry = byName.get(runtime) ?? { name: runtime, calls: 0, instructions: 0 };
+        entry.calls += calls;
+        entry.instructions += Number(line.split(' ')[1] ?? 0);
+        byName.set(runtime, entry);
+      }
+      calls = -1;
+    }
+  }
+  return [...byName.values()].sort((a, b) => b.instructions - a.instructions).slice(0, top);
+}

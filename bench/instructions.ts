@@ -19,7 +19,8 @@
 //                                          request alone, as on a core that idles between answers),
 //                                          INSTR_RELAY_NODE_ARGS (node's options for the relay),
 //                                          INSTR_TOP (0: the event loop's N costliest functions by
-//                                          their own instructions; JIT code is named when node is given
+//                                          their own instructions, then its calls into V8's runtime;
+//                                          JIT code is named when node is given
 //                                          --perf-basic-prof-only-functions, in BENCH_NODE_ARGS for a
 //                                          gateway — with the bench's --max-semi-space-size=8 — or
 //                                          INSTR_RELAY_NODE_ARGS), INSTR_KEEP (a folder: the event
@@ -33,7 +34,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { topFunctions, type FunctionCost } from './callgrind-functions.ts';
+import { runtimeCalls, topFunctions, type FunctionCost, type RuntimeCalls } from './callgrind-functions.ts';
 import { startGateway } from './gateway.ts';
 import { cleanEnv, firstLine, requireTool, stop, track } from './processes.ts';
 import type { Mode } from './results.ts';
@@ -94,7 +95,7 @@ async function send(gateway: Measured, count: number): Promise<void> {
 const control = (command: string, pid: number) => execFileSync('callgrind_control', [command, String(pid)], { env: { ...process.env, HOST: '127.0.0.1' }, stdio: 'ignore' });
 
 /** Instructions per request by thread name (threads of one name summed), from the dump callgrind wrote per thread; the event loop's costliest functions (INSTR_TOP). */
-async function measure(revision: string, n: number, sim: Simulator): Promise<{ byThread: Map<string, number>; functions: FunctionCost[] }> {
+async function measure(revision: string, n: number, sim: Simulator): Promise<{ byThread: Map<string, number>; functions: FunctionCost[]; runtime: RuntimeCalls[] }> {
   const out = join(tmp, `callgrind-${n}`);
   const prefix = ['valgrind', '--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${out}.%p`];
   const gateway = revision === 'relay' ? await startRelayUnder(prefix, sim) : await startGateway(sim, {}, true, { prefix, main: gatewayEntry(codeOf(revision, n)), readyTimeoutMs: 600_000 });
@@ -136,7 +137,8 @@ async function measure(revision: string, n: number, sim: Simulator): Promise<{ b
       if (existsSync(perfMap)) copyFileSync(perfMap, join(keepIn, `perf-${name}.map`));
     }
     const functions = top > 0 && threadNumber > 0 ? topFunctions(threadFile, perfMap, top) : [];
-    return { byThread, functions };
+    const runtime = top > 0 && threadNumber > 0 ? runtimeCalls(threadFile, 8) : [];
+    return { byThread, functions, runtime };
   } finally {
     await stop(gateway.child, 60_000);
     rmSync(`/tmp/perf-${gateway.pid}.map`, { force: true });
@@ -164,10 +166,13 @@ try {
     const totals = counts.map((c) => [...c.values()].reduce((a, b) => a + b, 0));
     process.stdout.write(`\nthousands of instructions per request (${mode}, ${LATENCY_MS} ms upstream, ${CONNECTIONS} connections)\n\n`);
     process.stdout.write(`| thread | ${revisions.join(' | ')} |\n|---|${revisions.map(() => '--:|').join('')}\n${rows.join('\n')}\n| **in all** | ${totals.map((t) => `**${k(t)}**`).join(' | ')} |\n`);
-    measured.forEach(({ functions }, n) => {
+    measured.forEach(({ functions, runtime }, n) => {
       if (functions.length === 0) return;
-      process.stdout.write(`\n${revisions[n]}: ${topThread === 'MainThread' ? "the event loop's" : `${topThread}'s`} functions by their own instructions (thousands a request)\n\n`);
+      const whose = topThread === 'MainThread' ? "the event loop's" : `${topThread}'s`;
+      process.stdout.write(`\n${revisions[n]}: ${whose} functions by their own instructions (thousands a request)\n\n`);
       for (const f of functions) process.stdout.write(`${k(f.instructions / requests).padStart(7)}  ${f.name.slice(0, 160)}\n`);
+      process.stdout.write(`\n${revisions[n]}: ${whose} calls into V8's runtime (calls and thousands of instructions a request, with what they called)\n\n`);
+      for (const r of runtime) process.stdout.write(`${(r.calls / requests).toFixed(2).padStart(7)} ${k(r.instructions / requests).padStart(7)}  ${r.name}\n`);
     });
   } finally {
     await stop(sim.child);
