@@ -1,6 +1,7 @@
 // The functions a thread spent its instructions in, from one callgrind output file: each
 // function's own instructions (not its callees'), the JIT-compiled ones named from node's
-// /tmp/perf-<pid>.map (written with --perf-basic-prof-only-functions). Used by bench/instructions.ts.
+// /tmp/perf-<pid>.map (written with --perf-basic-prof-only-functions); and its calls into V8's
+// runtime. Used by bench/instructions.ts.
 import { existsSync, readFileSync } from 'node:fs';
 
 export interface FunctionCost {
@@ -8,17 +9,21 @@ export interface FunctionCost {
   instructions: number;
 }
 
-/** Each function's own instructions in a callgrind file (format: valgrind's "Callgrind Format"). */
-function selfCosts(file: string): Map<string, number> {
+/** Names as a callgrind file compresses them: "(12) name" defines id 12 of its kind, "(12)" refers to it. */
+function nameTable(): (kind: string, text: string) => string {
   const names = new Map<string, string>();
-  // "(12) name" defines id 12 of its kind; "(12)" refers to it
-  const named = (kind: string, text: string) => {
+  return (kind, text) => {
     const match = /^\((\d+)\)(?: (.*))?$/.exec(text);
     if (!match) return text;
     const key = `${kind}${match[1]}`;
     if (match[2] !== undefined) names.set(key, match[2]);
     return names.get(key) ?? text;
   };
+}
+
+/** Each function's own instructions in a callgrind file (format: valgrind's "Callgrind Format"). */
+function selfCosts(file: string): Map<string, number> {
+  const named = nameTable();
   const costs = new Map<string, number>();
   let fn = '';
   let callCostNext = false;
@@ -92,19 +97,13 @@ export interface RuntimeCalls {
  * callgrind, defined each tick object's properties through `Runtime_DefineKeyedOwnPropertyInLiteral`).
  */
 export function runtimeCalls(callgrindFile: string, top: number): RuntimeCalls[] {
-  const names = new Map<string, string>();
-  const named = (text: string) => {
-    const match = /^\((\d+)\)(?: (.*))?$/.exec(text);
-    if (!match) return text;
-    if (match[2] !== undefined) names.set(match[1]!, match[2]);
-    return names.get(match[1]!) ?? text;
-  };
+  const named = nameTable();
   const byName = new Map<string, RuntimeCalls>();
   let callee = '';
   let calls = -1;
   for (const line of readFileSync(callgrindFile, 'utf8').split('\n')) {
-    if (line.startsWith('cfn=')) callee = named(line.slice(4));
-    else if (line.startsWith('fn=')) named(line.slice(3));
+    if (line.startsWith('cfn=')) callee = named('fn', line.slice(4));
+    else if (line.startsWith('fn=')) named('fn', line.slice(3));
     else if (line.startsWith('calls=')) calls = Number(line.slice(6).split(' ')[0]);
     else if (calls >= 0 && /^[0-9+\-*]/.test(line)) {
       const runtime = /Runtime_(\w+)\(/.exec(callee)?.[1];
