@@ -93,8 +93,8 @@ export interface RuntimeCalls {
 /**
  * The calls into V8's C++ runtime (`Runtime_*`), most instructions first. Compiled code calls the
  * runtime for what it could not inline; a runtime function called several times a request points
- * at code compiled without its fast path (on 2026-12-02 node's `nextTick`, in one process under
- * callgrind, defined each tick object's properties through `Runtime_DefineKeyedOwnPropertyInLiteral`).
+ * at code compiled without its fast path (on 2026-12-02 node's `nextTick`, in two processes of five
+ * under callgrind, defined each tick object's properties through `Runtime_DefineKeyedOwnPropertyInLiteral`).
  */
 export function runtimeCalls(callgrindFile: string, top: number): RuntimeCalls[] {
   const named = nameTable();

@@ -94,7 +94,7 @@ async function send(gateway: Measured, count: number): Promise<void> {
 /** callgrind_control finds the process by names that include $HOST, which the gateway's environment sets to its address. */
 const control = (command: string, pid: number) => execFileSync('callgrind_control', [command, String(pid)], { env: { ...process.env, HOST: '127.0.0.1' }, stdio: 'ignore' });
 
-/** Instructions per request by thread name (threads of one name summed), from the dump callgrind wrote per thread; the event loop's costliest functions (INSTR_TOP). */
+/** Instructions per request by thread name (threads of one name summed), from the dump callgrind wrote per thread; the event loop's costliest functions and runtime calls (INSTR_TOP). */
 async function measure(revision: string, n: number, sim: Simulator): Promise<{ byThread: Map<string, number>; functions: FunctionCost[]; runtime: RuntimeCalls[] }> {
   const out = join(tmp, `callgrind-${n}`);
   const prefix = ['valgrind', '--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${out}.%p`];
