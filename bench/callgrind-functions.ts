@@ -9,37 +9,49 @@ export interface FunctionCost {
   instructions: number;
 }
 
-/** Names as a callgrind file compresses them: "(12) name" defines id 12 of its kind, "(12)" refers to it. */
-function nameTable(): (kind: string, text: string) => string {
-  const names = new Map<string, string>();
-  return (kind, text) => {
-    const match = /^\((\d+)\)(?: (.*))?$/.exec(text);
-    if (!match) return text;
-    const key = `${kind}${match[1]}`;
-    if (match[2] !== undefined) names.set(key, match[2]);
-    return names.get(key) ?? text;
-  };
+interface CallgrindCosts {
+  /** each function's own instructions (not its callees') */
+  own: Map<string, number>;
+  /** each callee's calls and their inclusive instructions, over every caller */
+  called: Map<string, { calls: number; instructions: number }>;
 }
 
-/** Each function's own instructions in a callgrind file (format: valgrind's "Callgrind Format"). */
-function selfCosts(file: string): Map<string, number> {
-  const named = nameTable();
-  const costs = new Map<string, number>();
+/**
+ * A callgrind file (format: valgrind's "Callgrind Format") read once. Names are compressed: "(12)
+ * name" defines id 12, "(12)" refers to it. The cost line after `calls=` is the call's inclusive
+ * cost, not the caller's own.
+ */
+function readCallgrind(file: string): CallgrindCosts {
+  const names = new Map<string, string>();
+  const named = (text: string) => {
+    const match = /^\((\d+)\)(?: (.*))?$/.exec(text);
+    if (!match) return text;
+    if (match[2] !== undefined) names.set(match[1]!, match[2]);
+    return names.get(match[1]!) ?? text;
+  };
+  const own = new Map<string, number>();
+  const called = new Map<string, { calls: number; instructions: number }>();
   let fn = '';
-  let callCostNext = false;
+  let callee = '';
+  let calls = -1;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
-    const eq = line.indexOf('=');
-    const key = eq > 0 ? line.slice(0, eq) : '';
-    if (key === 'fn') fn = named('fn', line.slice(3));
-    else if (key === 'cfn') named('fn', line.slice(4));
-    else if (key === 'calls') callCostNext = true;
+    if (line.startsWith('fn=')) fn = named(line.slice(3));
+    else if (line.startsWith('cfn=')) callee = named(line.slice(4));
+    else if (line.startsWith('calls=')) calls = Number(line.slice(6).split(' ')[0]);
     else if (/^[0-9+\-*]/.test(line)) {
-      // the line after calls= is the call's inclusive cost, not the caller's own
-      if (callCostNext) callCostNext = false;
-      else costs.set(fn, (costs.get(fn) ?? 0) + Number(line.split(' ')[1] ?? 0));
+      const instructions = Number(line.split(' ')[1] ?? 0);
+      if (calls < 0) {
+        own.set(fn, (own.get(fn) ?? 0) + instructions);
+        continue;
+      }
+      const edge = called.get(callee) ?? { calls: 0, instructions: 0 };
+      edge.calls += calls;
+      edge.instructions += instructions;
+      called.set(callee, edge);
+      calls = -1;
     }
   }
-  return costs;
+  return { own, called };
 }
 
 /** JIT code's names by address, from node's perf map (empty when node wrote none). */
@@ -61,7 +73,7 @@ function perfMap(path: string): { starts: number[]; ends: number[]; names: strin
 export function topFunctions(callgrindFile: string, perfMapPath: string, top: number): FunctionCost[] {
   const map = perfMap(perfMapPath);
   const byName = new Map<string, number>();
-  for (const [fn, instructions] of selfCosts(callgrindFile)) {
+  for (const [fn, instructions] of readCallgrind(callgrindFile).own) {
     let name = fn;
     if (/^0x[0-9a-f]+$/.test(fn)) {
       const address = Number.parseInt(fn, 16);
@@ -97,24 +109,14 @@ export interface RuntimeCalls {
  * under callgrind, defined each tick object's properties through `Runtime_DefineKeyedOwnPropertyInLiteral`).
  */
 export function runtimeCalls(callgrindFile: string, top: number): RuntimeCalls[] {
-  const named = nameTable();
   const byName = new Map<string, RuntimeCalls>();
-  let callee = '';
-  let calls = -1;
-  for (const line of readFileSync(callgrindFile, 'utf8').split('\n')) {
-    if (line.startsWith('cfn=')) callee = named('fn', line.slice(4));
-    else if (line.startsWith('fn=')) named('fn', line.slice(3));
-    else if (line.startsWith('calls=')) calls = Number(line.slice(6).split(' ')[0]);
-    else if (calls >= 0 && /^[0-9+\-*]/.test(line)) {
-      const runtime = /Runtime_(\w+)\(/.exec(callee)?.[1];
-      if (runtime !== undefined) {
-        const entry = byName.get(runtime) ?? { name: runtime, calls: 0, instructions: 0 };
-        entry.calls += calls;
-        entry.instructions += Number(line.split(' ')[1] ?? 0);
-        byName.set(runtime, entry);
-      }
-      calls = -1;
-    }
+  for (const [callee, edge] of readCallgrind(callgrindFile).called) {
+    const name = /Runtime_(\w+)\(/.exec(callee)?.[1];
+    if (name === undefined) continue;
+    const entry = byName.get(name) ?? { name, calls: 0, instructions: 0 };
+    entry.calls += edge.calls;
+    entry.instructions += edge.instructions;
+    byName.set(name, entry);
   }
   return [...byName.values()].sort((a, b) => b.instructions - a.instructions).slice(0, top);
 }

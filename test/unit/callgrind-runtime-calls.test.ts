@@ -1,11 +1,11 @@
-// bench/instructions.ts lists the event loop's calls into V8's runtime from a callgrind file: each
-// call edge's count and inclusive cost, names defined once and referred to by id after.
+// bench/instructions.ts reads a callgrind file once for two views: each function's own instructions,
+// and the calls into V8's runtime (each call edge's count and inclusive cost); names defined once, referred to by id after.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runtimeCalls } from '../../bench/callgrind-functions.ts';
+import { runtimeCalls, topFunctions } from '../../bench/callgrind-functions.ts';
 
 const CALLGRIND = `# callgrind format
 events: Ir
@@ -30,7 +30,7 @@ calls=1 0
 +2 7
 `;
 
-test('calls into the runtime are summed by function, costliest first; other calls and own costs are left out', () => {
+test('calls into the runtime are summed by function, costliest first, apart from other calls and from own costs', () => {
   const dir = mkdtempSync(join(tmpdir(), 'callgrind-'));
   try {
     const file = join(dir, 'callgrind.out');
@@ -40,6 +40,11 @@ test('calls into the runtime are summed by function, costliest first; other call
       { name: 'DateCurrentTime', calls: 2, instructions: 400 },
     ]);
     assert.deepEqual(runtimeCalls(file, 1).map((r) => r.name), ['DefineKeyedOwnPropertyInLiteral']);
+    // the same reading's own costs: a call's cost line is never its caller's (no perf map: JIT code keeps its address)
+    assert.deepEqual(topFunctions(file, join(dir, 'no-perf.map'), 8), [
+      { name: '0x0000000028100000', instructions: 57 },
+      { name: 'Builtins_CEntry_Return1_ArgvOnStack_NoBuiltinExit', instructions: 10 },
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
