@@ -1,5 +1,6 @@
-// bench/instructions.ts reads a callgrind file once for two views: each function's own instructions,
-// and the calls into V8's runtime (each call edge's count and inclusive cost); names defined once, referred to by id after.
+// bench/instructions.ts's two views of a callgrind file come from one reader: each function's own
+// instructions, and the calls into V8's runtime (each call edge's count and inclusive cost); names
+// are defined once and referred to by id after.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
